@@ -1,0 +1,89 @@
+import HushCore
+import HushPolicy
+import HushState
+import Lua
+import Foundation
+
+/// Evaluates notifications one after another against a prepared policy and a state store.
+/// Confined to one thread at a time.
+public final class Session {
+    public let engine: Engine
+    public let store: any StateStore
+    let interpreter: PolicyInterpreter
+    private var clocks: [String: ZoneClock] = [:]
+    private var generatedIDs = 0
+    private let runPrefix: String
+
+    init(engine: Engine, store: any StateStore) throws(PolicyLoadError) {
+        self.engine = engine
+        self.store = store
+        self.interpreter = try PolicyInterpreter(sources: engine.sources, limits: engine.limits)
+        self.runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
+    }
+
+    /// The clock of the context's zone, else the policy's, else the machine's.
+    public func clock(for context: EvaluationContext) -> ZoneClock {
+        guard let name = context.timezone else { return engine.pipeline.defaultClock }
+        if let clock = clocks[name] { return clock }
+        let clock = ZoneClock(identifier: name) ?? engine.pipeline.defaultClock
+        clocks[name] = clock
+        return clock
+    }
+
+    /// Decides one notification and records what state should remember. Summaries that fell due
+    /// before it are delivered first, so their notifications are in their groups.
+    @discardableResult
+    public func evaluate(_ envelope: Envelope, context: EvaluationContext = EvaluationContext(),
+                         explain: Bool = false, wallClock: Double? = nil) throws -> Decision {
+        var envelope = envelope
+        let fallbackNow = wallClock ?? Clock.now()
+        envelope.date = envelope.date ?? context.now ?? fallbackNow
+        let now = context.now ?? envelope.date!
+        let clock = clock(for: context)
+        _ = try deliverDueSummaries(user: envelope.user, upTo: now)
+        let outcome = engine.pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
+                                               clock: clock, explain: explain)
+        try store.apply(outcome.changes)
+        return outcome.decision
+    }
+
+    /// Delivers every summary due at or before `t`: its notifications join the delivered list and
+    /// their groups; expired ones are dropped.
+    public func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
+        let batches = try store.takeDueSummaries(user: user, upTo: t)
+        for batch in batches {
+            var changes: [StateChange] = []
+            for var n in batch.notifications.reversed() {
+                n.groupID = engine.pipeline.groupID(app: n.app, thread: n.threadID)
+                changes.append(.deliver(n))
+            }
+            try store.apply(changes)
+        }
+        return batches
+    }
+
+    /// Decodes one line (a JSON object) into an envelope.
+    public func decode(line: some Collection<UInt8>, lineNumber: Int) throws(InputError) -> Envelope {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(Array(line))
+        } catch {
+            throw InputError(field: nil, error.message)
+        }
+        return try Envelope.decode(json, fallbackID: self.nextGeneratedID())
+    }
+
+    public func nextGeneratedID() -> String {
+        generatedIDs += 1
+        return "hush-\(runPrefix)-\(generatedIDs)"
+    }
+}
+
+/// The wall clock, in UNIX seconds.
+enum Clock {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

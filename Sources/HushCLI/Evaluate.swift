@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import Hush
+
+struct Evaluate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Decide notifications: one decision per input line, as JSON Lines, in input order.",
+        discussion: """
+            INPUT is one JSON object or JSON Lines (a file, or stdin when absent or -). An invalid line \
+            yields {"line": N, "error": "..."} in its place and the other lines go on.
+            Exit status: 0 every line decided; 1 some lines were invalid; 2 the policy could not be \
+            loaded or the usage is wrong (nothing is evaluated).
+            """)
+
+    @OptionGroup var policy: PolicyOptions
+
+    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio).", valueName: "file"))
+    var contextPath: String?
+
+    @Option(name: .customLong("state"), help: ArgumentHelp("The state file to read and update.", valueName: "path"))
+    var statePath: String?
+
+    @Flag(help: "Keep state in memory for this run only.")
+    var ephemeral = false
+
+    @Flag(help: "Add a trace of every pipeline step and rule (with file:line) to each decision.")
+    var explain = false
+
+    @Argument(help: "The notifications: a file, or - / nothing for stdin.")
+    var input: String?
+
+    func validate() throws {
+        if statePath != nil && ephemeral { throw ValidationError("--state and --ephemeral cannot be used together") }
+    }
+
+    func run() throws {
+        let engine = try policy.engine()
+        let context = try ContextFile.load(contextPath)
+        let store = try StateOptions.store(path: statePath, ephemeral: ephemeral)
+        let session = try engine.makeSession(store: store)
+        let bytes = try InputFile.read(input)
+        var invalid = 0
+        let evaluateOne: (JSONValue, Int) -> Void = { json, number in
+            do {
+                let envelope = try Envelope.decode(json, fallbackID: session.nextGeneratedID())
+                let decision = try session.evaluate(envelope, context: context, explain: explain)
+                var w = JSONWriter(capacity: 512)
+                decision.write(to: &w)
+                Output.write(w.bytes)
+            } catch {
+                invalid += 1
+                Output.write(errorLine(number, "\(error)"))
+            }
+        }
+        if let single = StreamInput.singleDocument(bytes) {
+            evaluateOne(single, 1)
+        } else {
+            JSONLines.forEachLine(in: bytes) { line, number in
+                do {
+                    let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
+                    evaluateOne(json, number)
+                } catch {
+                    invalid += 1
+                    Output.write(errorLine(number, (error as? JSONError)?.message ?? "\(error)"))
+                }
+            }
+        }
+        Output.flush()
+        if invalid > 0 { throw ExitCode(1) }
+    }
+
+    private func errorLine(_ number: Int, _ message: String) -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.raw("{\"line\":")
+        w.writeInt(number)
+        w.raw(",\"error\":")
+        w.writeString(message)
+        w.raw("}")
+        return w.bytes
+    }
+}

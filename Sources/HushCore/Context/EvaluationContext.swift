@@ -1,0 +1,86 @@
+/// The device's state at evaluation time (SPEC §2). Every field is optional in the input.
+public struct EvaluationContext: Sendable, Hashable {
+    public enum FocusSelection: Sendable, Hashable {
+        /// The policy's schedules (and a focus turned on by hand in state) decide.
+        case automatic
+        /// Every focus off.
+        case off
+        /// This focus on by hand.
+        case on(String)
+    }
+
+    public enum Ringer: String, Sendable, Hashable { case ring, silent }
+    public enum Audio: String, Sendable, Hashable { case none, headphones, carplay }
+
+    /// UNIX seconds; nil: the notification's date, else the clock.
+    public var now: Double?
+    /// IANA name; nil: the policy's, else the machine's.
+    public var timezone: String?
+    public var focus: FocusSelection
+    public var locked: Bool
+    public var ringer: Ringer
+    public var audio: Audio
+
+    public init(now: Double? = nil, timezone: String? = nil, focus: FocusSelection = .automatic, locked: Bool = true,
+                ringer: Ringer = .ring, audio: Audio = .none) {
+        self.now = now
+        self.timezone = timezone
+        self.focus = focus
+        self.locked = locked
+        self.ringer = ringer
+        self.audio = audio
+    }
+}
+
+extension EvaluationContext {
+    /// Decodes a context object; unknown keys are refused so a typo does not pass silently.
+    public static func decode(_ json: JSONValue) throws(InputError) -> EvaluationContext {
+        guard case .object(let object) = json else {
+            throw InputError(field: nil, "a context must be a JSON object, got \(json.typeName)")
+        }
+        var context = EvaluationContext()
+        let known = ["now", "timezone", "focus", "locked", "ringer", "audio"]
+        for key in object.keys where !known.contains(key) {
+            throw InputError(field: key, "unknown context key (known: \(known.joined(separator: ", ")))")
+        }
+        if let value = object["now"], !value.isNull {
+            guard case .string(let s) = value, let t = RFC3339.parse(s) else {
+                throw InputError(field: "now", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
+            }
+            context.now = t
+        }
+        if let value = object["timezone"], !value.isNull {
+            guard case .string(let s) = value, ZoneClock.isKnown(s) else {
+                throw InputError(field: "timezone", "must be an IANA time zone name such as \"Europe/Berlin\", got \(value.quotedForError)")
+            }
+            context.timezone = s
+        }
+        if let value = object["focus"] {
+            switch value {
+            case .null: break
+            case .bool(false): context.focus = .off
+            case .string(let s) where s == "off" || s.isEmpty: context.focus = .off
+            case .string(let s): context.focus = .on(s)
+            default:
+                throw InputError(field: "focus", "must be a focus name, false or \"off\", got \(value.quotedForError)")
+            }
+        }
+        if let value = object["locked"], !value.isNull {
+            guard case .bool(let b) = value else { throw InputError(field: "locked", "must be true or false, got \(value.quotedForError)") }
+            context.locked = b
+        }
+        if let value = object["ringer"], !value.isNull {
+            guard case .string(let s) = value, let r = Ringer(rawValue: s) else {
+                throw InputError(field: "ringer", "must be \"ring\" or \"silent\", got \(value.quotedForError)")
+            }
+            context.ringer = r
+        }
+        if let value = object["audio"], !value.isNull {
+            guard case .string(let s) = value, let a = Audio(rawValue: s) else {
+                throw InputError(field: "audio", "must be \"none\", \"headphones\" or \"carplay\", got \(value.quotedForError)")
+            }
+            context.audio = a
+        }
+        return context
+    }
+}

@@ -1,0 +1,168 @@
+// A compact JSON writer into a byte buffer. No Foundation.
+
+/// Appends compact JSON (no whitespace) to `bytes`.
+public struct JSONWriter: Sendable {
+  public var bytes: [UInt8]
+
+  public init(capacity: Int = 256) {
+    bytes = []
+    bytes.reserveCapacity(capacity)
+  }
+
+  /// Writes `value`; object keys in `JSONObject` order.
+  public mutating func write(_ value: JSONValue) {
+    switch value {
+    case .null:
+      writeNull()
+    case .bool(let b):
+      writeBool(b)
+    case .number(let d):
+      writeNumber(d)
+    case .string(let s):
+      writeString(s)
+    case .array(let a):
+      bytes.append(0x5B)  // [
+      var first = true
+      for element in a {
+        if !first { bytes.append(0x2C) }
+        first = false
+        write(element)
+      }
+      bytes.append(0x5D)  // ]
+    case .object(let o):
+      bytes.append(0x7B)  // {
+      var first = true
+      for pair in o._pairs {
+        if !first { bytes.append(0x2C) }
+        first = false
+        writeString(pair.key)
+        bytes.append(0x3A)  // :
+        write(pair.value)
+      }
+      bytes.append(0x7D)  // }
+    }
+  }
+
+  /// Writes `s` quoted. Escapes `"` `\` and control characters (`\n` `\r`
+  /// `\t` `\b` `\f`, the rest as `\u00XX`); everything else, including
+  /// non-ASCII, U+2028/U+2029 and DEL, is written as raw UTF-8.
+  public mutating func writeString(_ s: String) {
+    bytes.append(0x22)
+    var s = s
+    s.withUTF8 { u in appendEscaped(u) }
+    bytes.append(0x22)
+  }
+
+  @inline(__always)
+  private mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
+    guard let base = u.baseAddress else { return }
+    let n = u.count
+    var runStart = 0
+    var i = 0
+    while i < n {
+      let c = base[i]
+      if c >= 0x20 && c != 0x22 && c != 0x5C {
+        i &+= 1
+        continue
+      }
+      if runStart < i {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i &- runStart))
+      }
+      switch c {
+      case 0x22: bytes.append(0x5C); bytes.append(0x22)
+      case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+      case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
+      case 0x0D: bytes.append(0x5C); bytes.append(0x72)
+      case 0x09: bytes.append(0x5C); bytes.append(0x74)
+      case 0x08: bytes.append(0x5C); bytes.append(0x62)
+      case 0x0C: bytes.append(0x5C); bytes.append(0x66)
+      default:
+        let hexDigits: StaticString = "0123456789abcdef"
+        let h = hexDigits.utf8Start
+        bytes.append(0x5C)
+        bytes.append(0x75)
+        bytes.append(0x30)
+        bytes.append(0x30)
+        bytes.append(h[Int(c &>> 4)])
+        bytes.append(h[Int(c & 0xF)])
+      }
+      i &+= 1
+      runStart = i
+    }
+    if runStart < n {
+      bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n &- runStart))
+    }
+  }
+
+  /// Integral values within ±2^53 are written as integers (`1`, not `1.0`;
+  /// `-0` as `0`); other finite values as Swift's shortest round-trip form
+  /// (e.g. `0.1`, `1e-07`, `1.5e+300`); NaN and infinities as `null`.
+  public mutating func writeNumber(_ d: Double) {
+    guard d.isFinite else {
+      writeNull()
+      return
+    }
+    if d.magnitude <= 9_007_199_254_740_992 {
+      // Int(d) truncates (no libm call, unlike `rounded`); in range here.
+      let i = Int(d)
+      if Double(i) == d {
+        writeInt(i)
+        return
+      }
+    }
+    bytes.append(contentsOf: d.description.utf8)
+  }
+
+  public mutating func writeInt(_ i: Int) {
+    if i >= 0 && i < 10 {
+      bytes.append(0x30 &+ UInt8(truncatingIfNeeded: i))
+      return
+    }
+    if i < 0 { bytes.append(0x2D) }
+    var v = i.magnitude
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { tmp in
+      var k = 20
+      repeat {
+        k &-= 1
+        tmp[k] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
+        v /= 10
+      } while v != 0
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: tmp[k..<20]))
+    }
+  }
+
+  public mutating func writeBool(_ b: Bool) {
+    if b {
+      raw("true")
+    } else {
+      raw("false")
+    }
+  }
+
+  public mutating func writeNull() {
+    raw("null")
+  }
+
+  /// Appends the literal's bytes as they are (no quoting or escaping).
+  public mutating func raw(_ s: StaticString) {
+    if s.hasPointerRepresentation {
+      bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    } else {
+      bytes.append(contentsOf: String(s.unicodeScalar).utf8)
+    }
+  }
+
+  /// The bytes written so far, as a String.
+  public var string: String {
+    String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension JSONValue {
+  /// Compact JSON text; object keys in `JSONObject` order.
+  public func jsonString() -> String {
+    var w = JSONWriter()
+    w.write(self)
+    return w.string
+  }
+}

@@ -1,0 +1,469 @@
+/// One run of the pipeline over one notification: the working copy every step reads and shapes.
+struct Evaluation {
+    let pipeline: Pipeline
+    let now: Double
+    let context: EvaluationContext
+    let state: any StateReading
+    let clock: ZoneClock
+    let explain: Bool
+    let settings: ResolvedAppSettings
+
+    var subject: RuleSubject
+    var decision: Decision
+    var changes: [StateChange] = []
+    var activeFocus: (focus: FocusSettings, why: String)?
+    var quietOnly = false
+    var replacedQueued = false
+    var trace: [TraceStep] = []
+
+    var envelope: Envelope { subject.envelope }
+    var policy: Policy { pipeline.policy }
+    var directory: Directory { pipeline.directory }
+
+    init(pipeline: Pipeline, envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+         clock: ZoneClock, explain: Bool) {
+        self.pipeline = pipeline
+        self.now = now
+        self.context = context
+        self.state = state
+        self.clock = clock
+        self.explain = explain
+        self.settings = pipeline.settings(for: envelope.app)
+        self.subject = RuleSubject(envelope: envelope)
+        self.decision = Decision(id: envelope.id, app: envelope.app, user: envelope.user, delivery: .alert,
+                                 level: envelope.requestedLevel, requestedLevel: envelope.requestedLevel)
+    }
+
+    mutating func note(_ step: String, _ text: String, reason: Bool = true, rule: String? = nil, location: String? = nil) {
+        if reason { decision.reasons.append(text) }
+        if explain { trace.append(TraceStep(step: step, rule: rule, location: location, note: text)) }
+    }
+
+    mutating func traceOnly(_ step: String, _ text: String) {
+        if explain { trace.append(TraceStep(step: step, note: text)) }
+    }
+
+    mutating func perform(rules: (any RuleRunning)?) {
+        defer { if explain { decision.trace = trace } }
+        if backgroundOrExpired() { return }
+        activeFocus = pipeline.activeFocus(at: now, context: context, user: envelope.user, state: state, clock: clock)
+        decision.focus = activeFocus?.focus.name
+        recordCall()
+        runRules(rules)
+        if subject.delivery == .dropped {
+            decision.delivery = .dropped
+            return
+        }
+        if subject.delivery == .background {
+            decision.delivery = .background
+            return
+        }
+        if !authorize() { return }
+        effectiveLevel()
+        collapse()
+        if holdForSummary() { return }
+        applyFocus()
+        deliveryStyle()
+        announce()
+        group()
+    }
+
+    // MARK: 1. background and expiry
+
+    mutating func backgroundOrExpired() -> Bool {
+        if envelope.pushType == "background" || (envelope.contentAvailable && !envelope.hasVisibleContent) {
+            decision.delivery = .background
+            note("background", envelope.pushType == "background"
+                 ? "background push (apns-push-type: background): no user-visible notification"
+                 : "content-available with no alert, sound or badge: a background push")
+            return true
+        }
+        if let expiration = envelope.expiration, expiration != 0, expiration < now {
+            decision.delivery = .dropped
+            note("expiry", "expired at \(clock.format(expiration)), before it could be delivered")
+            return true
+        }
+        traceOnly("expiry", "not a background push; not expired")
+        return false
+    }
+
+    // MARK: calls are remembered whatever happens to them
+
+    mutating func recordCall() {
+        guard let communication = envelope.communication, communication.kind == .call,
+              let caller = communication.sender else { return }
+        changes.append(.recordCall(CallRecord(user: envelope.user, date: now, app: envelope.app, caller: caller)))
+    }
+
+    // MARK: rules
+
+    mutating func runRules(_ runner: (any RuleRunning)?) {
+        guard let runner, !policy.rules.isEmpty else { return }
+        let ruleContext = RuleContext(
+            now: now, local: clock.local(now), focus: activeFocus?.focus.name, locked: context.locked,
+            ringer: context.ringer, audio: context.audio, user: envelope.user, state: state, directory: directory)
+        let reports = runner.runRules(subject: &subject, context: ruleContext)
+        for report in reports {
+            for line in report.notes {
+                traceOnly("rules", "note from '\(report.rule.name)': \(line)")
+                if explain { trace[trace.count - 1].rule = report.rule.name; trace[trace.count - 1].location = report.rule.location }
+            }
+            if let error = report.error {
+                decision.errors.append("rule '\(report.rule.name)': \(error)")
+                note("rules", "rule '\(report.rule.name)' failed and was ignored: \(error)", reason: false,
+                     rule: report.rule.name, location: report.rule.location)
+            } else if let changes = report.changes, changes.changesSomething {
+                decision.rules.append(report.rule.name)
+                let text = changes.reason.map { "rule '\(report.rule.name)': \($0)" }
+                    ?? "rule '\(report.rule.name)' set \(changes.summaryText)"
+                note("rules", text, rule: report.rule.name, location: report.rule.location)
+            } else {
+                note("rules", "rule '\(report.rule.name)' made no change", reason: false,
+                     rule: report.rule.name, location: report.rule.location)
+            }
+        }
+    }
+
+    // MARK: 2. authorization
+
+    /// A critical notification the app may send (its critical-alerts permission, or the user's own rule).
+    var isEntitledCritical: Bool {
+        subject.level == .critical && (settings.criticalAlerts || subject.levelSetByRule)
+    }
+
+    mutating func authorize() -> Bool {
+        switch settings.authorization {
+        case .authorized:
+            traceOnly("authorization", "\(settings.name) is authorized")
+            return true
+        case .denied:
+            if isEntitledCritical {
+                note("authorization", "\(settings.name) is not authorized to notify, but critical alerts are allowed separately")
+                return true
+            }
+            decision.delivery = .dropped
+            decision.level = subject.level
+            note("authorization", "\(settings.name) is not authorized to notify (authorization denied)")
+            return false
+        case .provisional:
+            if isEntitledCritical {
+                note("authorization", "provisional authorization, but critical alerts are allowed separately")
+            } else {
+                quietOnly = true
+                note("authorization", "provisional authorization: delivered quietly to the notification list")
+            }
+            return true
+        }
+    }
+
+    // MARK: 3. effective level
+
+    mutating func effectiveLevel() {
+        var level = subject.level
+        if subject.levelSetByRule {
+            traceOnly("level", "level \(level.rawValue) set by a rule (no entitlement needed)")
+        } else if level == .critical && !settings.criticalAlerts {
+            level = .active
+            note("level", "critical needs \(settings.name)'s critical-alerts permission: downgraded to active")
+        } else if level == .timeSensitive && !settings.timeSensitive {
+            level = .active
+            note("level", "time-sensitive notifications are turned off for \(settings.name): downgraded to active")
+        } else {
+            traceOnly("level", "level \(level.rawValue)")
+        }
+        subject.level = level
+        decision.level = level
+    }
+
+    // MARK: 4. collapse
+
+    mutating func collapse() {
+        guard !envelope.idIsGenerated else { return }
+        if state.delivered(user: envelope.user, app: envelope.app, id: envelope.id) != nil {
+            decision.replaces = envelope.id
+            note("collapse", "replaces the delivered notification \(envelope.id) in place")
+        } else if state.queued(user: envelope.user, app: envelope.app, id: envelope.id) != nil {
+            decision.replaces = envelope.id
+            replacedQueued = true
+            note("collapse", "replaces the notification \(envelope.id) waiting for the summary")
+        }
+    }
+
+    // MARK: 5. scheduled summary
+
+    mutating func holdForSummary() -> Bool {
+        let wanted = subject.delivery == .summary || subject.summary ?? settings.summary
+        guard wanted else { return false }
+        guard let at = pipeline.nextSummary(atOrAfter: now, clock: clock) else {
+            if subject.delivery == .summary { decision.errors.append("delivery \"summary\" asked for, but the policy has no summary times") }
+            traceOnly("summary", "no summary times: nothing is held")
+            return false
+        }
+        let forced = subject.delivery == .summary || subject.summary == true
+        if subject.level == .critical {
+            decision.breakthrough = .critical
+            note("summary", "critical: passes the Scheduled Summary")
+            return false
+        }
+        if !forced {
+            if subject.level == .timeSensitive {
+                decision.breakthrough = .timeSensitive
+                note("summary", "time-sensitive: passes the Scheduled Summary")
+                return false
+            }
+            if envelope.isCommunicationFromSender {
+                decision.breakthrough = .communication
+                let who = envelope.communication?.kind == .call ? "a call" : "a message"
+                note("summary", "\(who) from a person: passes the Scheduled Summary")
+                return false
+            }
+        }
+        decision.delivery = .summary
+        decision.summaryAt = at
+        decision.summaryAtOffset = clock.offset(at: at)
+        decision.badge = nil
+        let local = clock.local(at)
+        note("summary", "held for the Scheduled Summary at \(Schedule.formatTime(local.minuteOfDay))")
+        if let expiration = envelope.expiration, (expiration == 0 ? now : expiration) < at {
+            note("summary", "expires before that summary: it will be dropped then, not shown stale")
+        }
+        changes.append(.enqueue(stored(summaryAt: at, groupID: nil)))
+        return true
+    }
+
+    // MARK: 6. focus
+
+    mutating func applyFocus() {
+        guard let (focus, why) = activeFocus else { return }
+        if subject.delivery == .silenced {
+            decision.delivery = .silenced
+            decision.breakthrough = nil
+            note("focus", "silenced by a rule")
+            return
+        }
+        if focus.silence == .locked && !context.locked {
+            note("focus", "\(why), but it silences only while the device is locked")
+            return
+        }
+        if let breakthrough = focusBreakthrough(focus) {
+            decision.breakthrough = breakthrough.kind
+            note("focus", "\(why); \(breakthrough.why)")
+        } else if subject.delivery == .alert || subject.delivery == .quiet {
+            decision.breakthrough = .rule
+            note("focus", "\(why); a rule forced delivery \(subject.delivery!.rawValue)")
+        } else {
+            decision.delivery = .silenced
+            decision.breakthrough = nil
+            note("focus", "\(why); silenced: \(silencedWhy(focus))")
+        }
+    }
+
+    struct Passage {
+        var kind: Decision.Breakthrough
+        var why: String
+    }
+
+    func focusBreakthrough(_ focus: FocusSettings) -> Passage? {
+        let level = subject.level
+        if let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria, !allowed.contains(criteria) {
+            if level == .critical { return Passage(kind: .critical, why: "critical: breaks through everything") }
+            return nil
+        }
+        if level == .critical { return Passage(kind: .critical, why: "critical: breaks through everything") }
+        if level == .timeSensitive && focus.timeSensitive {
+            return Passage(kind: .timeSensitive, why: "time-sensitive notifications are allowed")
+        }
+        let communication = envelope.communication
+        let sender = communication?.sender
+        if focus.mode == .silence {
+            let appListed = focus.apps.contains(envelope.app)
+            let personListed = sender.map { directory.person($0, isAmong: focus.people) } ?? false
+            if let sender, communication?.kind == .call {
+                if !appListed && callerPasses(sender, focus) {
+                    return Passage(kind: .call, why: "calls from \(directory.displayName(of: sender)) are allowed")
+                }
+                if focus.repeatedCalls, isRepeatedCall(sender) {
+                    return Passage(kind: .repeatedCall, why: "\(directory.displayName(of: sender)) called again within 3 minutes")
+                }
+            }
+            if appListed || personListed {
+                return subject.allow == true ? Passage(kind: .rule, why: "allowed by a rule") : nil
+            }
+            if let sender { return Passage(kind: .person, why: "\(directory.displayName(of: sender)) is not silenced") }
+            return Passage(kind: .app, why: "\(settings.name) is not silenced")
+        }
+        if let sender, communication?.kind == .call {
+            if callerPasses(sender, focus) {
+                return Passage(kind: .call, why: "calls from \(directory.displayName(of: sender)) are allowed (\(focus.calls.rawValue))")
+            }
+            if focus.repeatedCalls, isRepeatedCall(sender) {
+                return Passage(kind: .repeatedCall, why: "\(directory.displayName(of: sender)) called again within 3 minutes")
+            }
+        }
+        if let sender, communication?.kind == .message, isAllowedPerson(sender, focus) {
+            return Passage(kind: .person, why: "\(directory.displayName(of: sender)) is an allowed person")
+        }
+        if focus.apps.contains(envelope.app) {
+            return Passage(kind: .app, why: "\(settings.name) is an allowed app")
+        }
+        if subject.allow == true { return Passage(kind: .rule, why: "allowed by a rule") }
+        return nil
+    }
+
+    func silencedWhy(_ focus: FocusSettings) -> String {
+        if let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria, !allowed.contains(criteria) {
+            return "the focus filter for \(settings.name) lets through only \(GroupSummary.joinList(allowed.map { "\"\($0)\"" })), not \"\(criteria)\""
+        }
+        if focus.mode == .silence { return "\(settings.name) or its sender is silenced in Focus \(focus.name)" }
+        if let sender = envelope.communication?.sender {
+            let kind = envelope.communication?.kind == .call ? "calls from" : "messages from"
+            return "\(kind) \(directory.displayName(of: sender)) are not allowed in Focus \(focus.name)"
+        }
+        return "\(settings.name) is not an allowed app in Focus \(focus.name)"
+    }
+
+    func isAllowedPerson(_ person: Person, _ focus: FocusSettings) -> Bool {
+        if focus.mode == .silence { return !directory.person(person, isAmong: focus.people) }
+        if directory.person(person, isAmong: focus.people) { return true }
+        if focus.favorites && directory.isFavorite(person) { return true }
+        if focus.suggested > 0 {
+            let top = Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
+                                       now: now, focus: focus, clock: clock, directory: directory,
+                                       excludeAllowed: false).prefix(focus.suggested)
+            if top.contains(where: { directory.samePerson($0.person, person) }) { return true }
+        }
+        return false
+    }
+
+    func callerPasses(_ caller: Person, _ focus: FocusSettings) -> Bool {
+        switch focus.calls {
+        case .everyone: true
+        case .allowed: isAllowedPerson(caller, focus)
+        case .favorites: directory.isFavorite(caller)
+        case .contacts: directory.contact(for: caller) != nil
+        case .nobody: false
+        }
+    }
+
+    /// An earlier call from the same person within 3 minutes, inclusive.
+    func isRepeatedCall(_ caller: Person) -> Bool {
+        state.calls(user: envelope.user, since: now - 180).contains { call in
+            call.date <= now && now - call.date <= 180 && directory.samePerson(call.caller, caller)
+        }
+    }
+
+    // MARK: 7. delivery style and alert
+
+    mutating func deliveryStyle() {
+        if settings.badges, let badge = envelope.badge, decision.delivery != .dropped { decision.badge = badge }
+        if decision.delivery == .silenced { return }
+        let level = subject.level
+        if let forced = subject.delivery, forced == .quiet || forced == .silenced {
+            decision.delivery = forced
+            note("delivery", "a rule forced delivery \(forced.rawValue)")
+            return
+        }
+        let forcedAlert = subject.delivery == .alert
+        if !forcedAlert {
+            if level == .passive {
+                decision.delivery = .quiet
+                note("delivery", "passive: delivered quietly (no sound, banner or screen wake)")
+                return
+            }
+            if quietOnly {
+                decision.delivery = .quiet
+                return
+            }
+            if settings.delivery == .quiet && level != .critical {
+                decision.delivery = .quiet
+                note("delivery", "\(settings.name) delivers quietly")
+                return
+            }
+        }
+        decision.delivery = .alert
+        let critical = level == .critical
+        let sound = critical || (settings.sounds && context.ringer == .ring)
+        let audible = level >= .active || forcedAlert
+        decision.alert = Decision.Alert(
+            sound: sound && audible,
+            soundName: sound && audible ? (envelope.sound?.name ?? "default") : nil,
+            volume: critical ? (envelope.sound?.volume ?? 1.0) : nil,
+            vibrate: audible,
+            wakeScreen: audible,
+            banner: !context.locked && settings.banners,
+            lockScreen: context.locked && settings.lockScreen,
+            bypassRinger: critical)
+        var words = ["alert"]
+        if critical { words.append("critical: sounds through the ringer switch at volume \(decision.alert!.volume!)") }
+        else if !sound { words.append(context.ringer == .silent ? "no sound (ringer is silent)" : "no sound (\(settings.name) has sounds off)") }
+        if !critical && sound { words.append("\(level.rawValue), with sound") }
+        note("delivery", words.joined(separator: ": "))
+        if forcedAlert { decision.reasons.append("a rule forced delivery alert") }
+    }
+
+    // MARK: 8. announcement
+
+    var previewsHidden: Bool {
+        settings.previews == .never || (settings.previews == .unlocked && context.locked)
+    }
+
+    mutating func announce() {
+        guard decision.delivery == .alert else { return }
+        let communication = envelope.communication
+        let wanted: Bool
+        switch context.audio {
+        case .none:
+            return
+        case .headphones:
+            guard policy.announce.headphones else { return }
+            if let override = subject.announce { wanted = override }
+            else if let app = settings.announce { wanted = app }
+            else { wanted = communication?.sender != nil || subject.level >= .timeSensitive }
+        case .carplay:
+            guard policy.announce.carplay else { return }
+            if settings.announce == false && subject.announce != true { wanted = false }
+            else if let override = subject.announce { wanted = override }
+            else { wanted = communication?.kind == .message && communication?.sender != nil }
+        }
+        guard wanted else {
+            traceOnly("announcement", "not announced on \(context.audio.rawValue)")
+            return
+        }
+        let text = Announcement.text(envelope: envelope, appName: settings.name, previewsHidden: previewsHidden,
+                                     directory: directory)
+        decision.announcement = text
+        note("announcement", "announced on \(context.audio.rawValue): \"\(text)\"")
+    }
+
+    // MARK: 9. group
+
+    var groupID: String? { pipeline.groupID(app: envelope.app, thread: subject.thread) }
+
+    mutating func group() {
+        let id = groupID
+        var count = 1
+        if let id {
+            let others = state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != envelope.id || $0.app != envelope.app }
+            count = others.count + 1
+            let line = GroupSummary.line(others: others, categories: policy.categories)
+            decision.group = Decision.Group(id: id, count: count, summary: line)
+            traceOnly("group", "group \(id) holds \(count)" + (line.map { ": \"\($0)\"" } ?? ""))
+        }
+        if previewsHidden {
+            let format = envelope.category.flatMap { policy.categories[$0]?.hiddenPreview } ?? .defaultPlaceholder
+            decision.placeholder = format.render(count: count)
+        }
+        if replacedQueued { changes.append(.dequeue(user: envelope.user, app: envelope.app, id: envelope.id)) }
+        changes.append(.deliver(stored(summaryAt: nil, groupID: id)))
+    }
+
+    func stored(summaryAt: Double?, groupID: String?) -> StoredNotification {
+        StoredNotification(
+            user: envelope.user, app: envelope.app, id: envelope.id, date: envelope.date ?? now, title: envelope.title,
+            body: envelope.body, category: envelope.category, threadID: subject.thread, groupID: groupID,
+            summaryArgument: envelope.summaryArgument, summaryArgumentCount: envelope.summaryArgumentCount,
+            relevance: subject.relevance, hasMedia: envelope.hasMedia,
+            expiration: envelope.expiration.map { $0 == 0 ? now : $0 }, summaryAt: summaryAt,
+            sender: envelope.communication?.sender?.handle)
+    }
+}

@@ -1,0 +1,81 @@
+/// An app's settings (SPEC §4). Every field is optional so an app's own block can override
+/// `app "*"` key by key; `resolved` fills in the defaults.
+public struct AppSettings: Sendable, Hashable {
+    public enum Authorization: String, Sendable, Hashable, CaseIterable { case authorized, provisional, denied }
+    public enum DeliveryStyle: String, Sendable, Hashable, CaseIterable { case prominent, quiet }
+    public enum Previews: String, Sendable, Hashable, CaseIterable { case always, unlocked, never }
+    public enum Grouping: String, Sendable, Hashable, CaseIterable { case automatic, app, off }
+
+    public var authorization: Authorization?
+    public var criticalAlerts: Bool?
+    public var timeSensitive: Bool?
+    public var delivery: DeliveryStyle?
+    public var sounds: Bool?
+    public var badges: Bool?
+    public var banners: Bool?
+    public var lockScreen: Bool?
+    public var previews: Previews?
+    public var grouping: Grouping?
+    public var summary: Bool?
+    public var announce: Bool?
+    public var name: String?
+
+    public init(authorization: Authorization? = nil, criticalAlerts: Bool? = nil, timeSensitive: Bool? = nil,
+                delivery: DeliveryStyle? = nil, sounds: Bool? = nil, badges: Bool? = nil, banners: Bool? = nil,
+                lockScreen: Bool? = nil, previews: Previews? = nil, grouping: Grouping? = nil, summary: Bool? = nil,
+                announce: Bool? = nil, name: String? = nil) {
+        self.authorization = authorization
+        self.criticalAlerts = criticalAlerts
+        self.timeSensitive = timeSensitive
+        self.delivery = delivery
+        self.sounds = sounds
+        self.badges = badges
+        self.banners = banners
+        self.lockScreen = lockScreen
+        self.previews = previews
+        self.grouping = grouping
+        self.summary = summary
+        self.announce = announce
+        self.name = name
+    }
+
+    /// These settings where set, else `fallback`'s.
+    public func overriding(_ fallback: AppSettings) -> AppSettings {
+        AppSettings(authorization: authorization ?? fallback.authorization,
+                    criticalAlerts: criticalAlerts ?? fallback.criticalAlerts,
+                    timeSensitive: timeSensitive ?? fallback.timeSensitive,
+                    delivery: delivery ?? fallback.delivery, sounds: sounds ?? fallback.sounds,
+                    badges: badges ?? fallback.badges, banners: banners ?? fallback.banners,
+                    lockScreen: lockScreen ?? fallback.lockScreen, previews: previews ?? fallback.previews,
+                    grouping: grouping ?? fallback.grouping, summary: summary ?? fallback.summary,
+                    announce: announce ?? fallback.announce, name: name ?? fallback.name)
+    }
+
+    /// With every default of SPEC §4 filled in.
+    public func resolved(bundleID: String) -> ResolvedAppSettings {
+        ResolvedAppSettings(
+            authorization: authorization ?? .authorized, criticalAlerts: criticalAlerts ?? false,
+            timeSensitive: timeSensitive ?? true, delivery: delivery ?? .prominent, sounds: sounds ?? true,
+            badges: badges ?? true, banners: banners ?? true, lockScreen: lockScreen ?? true,
+            previews: previews ?? .always, grouping: grouping ?? .automatic, summary: summary ?? false,
+            announce: announce, name: name ?? bundleID)
+    }
+}
+
+/// An app's settings with defaults applied.
+public struct ResolvedAppSettings: Sendable, Hashable {
+    public var authorization: AppSettings.Authorization
+    public var criticalAlerts: Bool
+    public var timeSensitive: Bool
+    public var delivery: AppSettings.DeliveryStyle
+    public var sounds: Bool
+    public var badges: Bool
+    public var banners: Bool
+    public var lockScreen: Bool
+    public var previews: AppSettings.Previews
+    public var grouping: AppSettings.Grouping
+    public var summary: Bool
+    /// nil: the defaults of SPEC §5.8.
+    public var announce: Bool?
+    public var name: String
+}

@@ -1,0 +1,10 @@
+/// A notification category's presentation (SPEC §4 `category`).
+public struct CategorySettings: Sendable, Hashable {
+    public var summaryFormat: PluralFormat?
+    public var hiddenPreview: PluralFormat?
+
+    public init(summaryFormat: PluralFormat? = nil, hiddenPreview: PluralFormat? = nil) {
+        self.summaryFormat = summaryFormat
+        self.hiddenPreview = hiddenPreview
+    }
+}

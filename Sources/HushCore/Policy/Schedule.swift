@@ -1,0 +1,85 @@
+/// When a focus turns itself on: days of the week and a local time window. `to` at or before
+/// `from` wraps past midnight, the days naming the starting day.
+public struct Schedule: Sendable, Hashable {
+    /// Weekdays the window starts on, 1 = Sunday ... 7 = Saturday.
+    public var days: Set<Int>
+    public var from: Int
+    public var to: Int
+
+    public init(days: Set<Int>, from: Int, to: Int) {
+        self.days = days
+        self.from = from
+        self.to = to
+    }
+
+    public var wrapsPastMidnight: Bool { to <= from }
+
+    /// The window that starts on `dayNumber`, as instants, when the days include that day.
+    public func window(startingOn dayNumber: Int, clock: ZoneClock) -> (start: Double, end: Double)? {
+        guard days.contains(CivilDate.weekday(dayNumber: dayNumber)) else { return nil }
+        let start = clock.instant(dayNumber: dayNumber, minuteOfDay: from)
+        let end = clock.instant(dayNumber: wrapsPastMidnight ? dayNumber + 1 : dayNumber, minuteOfDay: to)
+        return (start, end)
+    }
+
+    /// Start inclusive, end exclusive.
+    public func contains(_ t: Double, clock: ZoneClock) -> Bool {
+        let today = clock.local(t).dayNumber
+        for day in [today - 1, today] {
+            if let window = window(startingOn: day, clock: clock), window.start <= t, t < window.end { return true }
+        }
+        return false
+    }
+
+    /// Parses `HH:MM` (24-hour) into minutes after midnight.
+    public static func parseTime(_ text: String) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+        return h * 60 + m
+    }
+
+    static let dayNames = ["sun": 1, "mon": 2, "tue": 3, "wed": 4, "thu": 5, "fri": 6, "sat": 7]
+
+    /// `"mon-fri"`, `"sat,sun"`, `"daily"`, `"weekdays"`, `"weekends"`, or one day name; ranges wrap
+    /// (`"fri-mon"`). Returns nil for anything else.
+    public static func parseDays(_ text: String) -> Set<Int>? {
+        let lowered = String(text.lowercased().filter { $0 != " " })
+        switch lowered {
+        case "daily", "everyday", "all": return Set(1...7)
+        case "weekdays": return Set(2...6)
+        case "weekends": return [1, 7]
+        default: break
+        }
+        var days = Set<Int>()
+        for part in lowered.split(separator: ",", omittingEmptySubsequences: false) {
+            let ends = part.split(separator: "-", omittingEmptySubsequences: false)
+            if ends.count == 1, let d = dayNames[String(ends[0].prefix(3))], dayNames.keys.contains(String(ends[0])) || ends[0].count > 3 && fullName(String(ends[0])) == d {
+                days.insert(d)
+            } else if ends.count == 2, let a = dayNames[String(ends[0])], let b = dayNames[String(ends[1])] {
+                var d = a
+                while true {
+                    days.insert(d)
+                    if d == b { break }
+                    d = d % 7 + 1
+                }
+            } else {
+                return nil
+            }
+        }
+        return days.isEmpty ? nil : days
+    }
+
+    private static func fullName(_ text: String) -> Int? {
+        let full = ["sunday": 1, "monday": 2, "tuesday": 3, "wednesday": 4, "thursday": 5, "friday": 6, "saturday": 7]
+        return full[text]
+    }
+}
+
+extension Schedule {
+    /// `hh:mm` for a minute of the day.
+    public static func formatTime(_ minutes: Int) -> String {
+        let h = minutes / 60, m = minutes % 60
+        return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
+    }
+}

@@ -1,0 +1,112 @@
+/// What Hush keeps of a notification in the delivered list or the summary queue.
+public struct StoredNotification: Sendable, Hashable {
+    public var user: String
+    public var app: String
+    public var id: String
+    /// Arrival, UNIX seconds.
+    public var date: Double
+    public var title: String?
+    public var body: String?
+    public var category: String?
+    public var threadID: String?
+    /// The group it joins (nil when grouping is off).
+    public var groupID: String?
+    public var summaryArgument: String?
+    public var summaryArgumentCount: Int
+    public var relevance: Double?
+    public var hasMedia: Bool
+    /// UNIX seconds; nil: never expires.
+    public var expiration: Double?
+    /// For the summary queue: when its summary is delivered.
+    public var summaryAt: Double?
+    /// The communication sender's handle, for `hush.recent{ sender = }`.
+    public var sender: String?
+
+    public init(user: String, app: String, id: String, date: Double, title: String? = nil, body: String? = nil,
+                category: String? = nil, threadID: String? = nil, groupID: String? = nil,
+                summaryArgument: String? = nil, summaryArgumentCount: Int = 1, relevance: Double? = nil,
+                hasMedia: Bool = false, expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil) {
+        self.user = user
+        self.app = app
+        self.id = id
+        self.date = date
+        self.title = title
+        self.body = body
+        self.category = category
+        self.threadID = threadID
+        self.groupID = groupID
+        self.summaryArgument = summaryArgument
+        self.summaryArgumentCount = summaryArgumentCount
+        self.relevance = relevance
+        self.hasMedia = hasMedia
+        self.expiration = expiration
+        self.summaryAt = summaryAt
+        self.sender = sender
+    }
+}
+
+/// A call Hush saw, rung through or not: repeated calls are counted from these.
+public struct CallRecord: Sendable, Hashable {
+    public var user: String
+    public var date: Double
+    public var app: String
+    public var caller: Person
+
+    public init(user: String, date: Double, app: String, caller: Person) {
+        self.user = user
+        self.date = date
+        self.app = app
+        self.caller = caller
+    }
+}
+
+/// A focus turned on by hand, with an optional end.
+public struct ManualFocus: Sendable, Hashable {
+    /// nil: every focus turned off by hand.
+    public var name: String?
+    public var since: Double
+    public var until: Double?
+
+    public init(name: String?, since: Double, until: Double? = nil) {
+        self.name = name
+        self.since = since
+        self.until = until
+    }
+
+    public func isInForce(at t: Double) -> Bool { until.map { t < $0 } ?? true }
+}
+
+/// A donated interaction (SPEC §6).
+public struct Interaction: Sendable, Hashable {
+    public enum Direction: String, Sendable, Hashable { case outgoing, incoming }
+
+    public var user: String
+    public var date: Double
+    public var direction: Direction
+    public var kind: Communication.Kind
+    public var app: String?
+    public var people: [Person]
+    public var group: String?
+
+    public init(user: String = "default", date: Double, direction: Direction, kind: Communication.Kind, app: String? = nil,
+                people: [Person], group: String? = nil) {
+        self.user = user
+        self.date = date
+        self.direction = direction
+        self.kind = kind
+        self.app = app
+        self.people = people
+        self.group = group
+    }
+}
+
+/// What an evaluation asks the store to remember.
+public enum StateChange: Sendable, Hashable {
+    /// Add to the delivered list, or replace the entry with the same app and id in place.
+    case deliver(StoredNotification)
+    /// Add to the summary queue, or replace the queued one with the same app and id.
+    case enqueue(StoredNotification)
+    /// Remove a queued notification (it was replaced by one delivered now).
+    case dequeue(user: String, app: String, id: String)
+    case recordCall(CallRecord)
+}

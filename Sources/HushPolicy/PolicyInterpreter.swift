@@ -1,0 +1,288 @@
+import CLua54
+import HushCore
+import Lua
+
+/// A loaded policy in its own sandboxed interpreter: the declarations as a `Policy`, and the rules
+/// ready to run. Not thread-safe: make one per thread from the same sources (they are cheap to load).
+public final class PolicyInterpreter: RuleRunning {
+    public let policy: Policy
+    public let sources: [PolicySource]
+    let lua: LuaState
+    private var ruleReferences: [Int32] = []
+    private var notificationView: Int32 = LUA_NOREF
+    private var contextView: Int32 = LUA_NOREF
+    private var cacheTable: Int32 = LUA_NOREF
+    private var cacheDirty = false
+
+    // What the views read during a run of the rules.
+    var current: RuleSubject?
+    var currentContext: RuleContext?
+    var notes: [String] = []
+
+    /// Loads the sources in order. Throws every problem found, with `file:line`.
+    public init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
+        self.sources = sources
+        let problems = ProblemList(sources: sources)
+        let lua: LuaState
+        do {
+            lua = try LuaState(limits: limits)
+        } catch {
+            throw PolicyLoadError(problems: [PolicyProblem(file: sources.first?.name ?? "policy", line: 0, message: error.message)])
+        }
+        self.lua = lua
+
+        // The prelude receives the callsite function and two tables to fill.
+        lua_createtable(lua.L, 16, 0)
+        let declarationsRef = lua.reference()
+        lua_createtable(lua.L, 4, 0)
+        let problemsRef = lua.reference()
+        do {
+            try lua.load(Prelude.source, chunkName: Prelude.chunkName)
+            lua.pushCallsiteFunction()
+            lua.pushReference(declarationsRef)
+            lua.pushReference(problemsRef)
+            lua.beginBudget()
+            defer { lua.endBudget() }
+            try lua.call(arguments: 3, results: 0)
+        } catch {
+            throw PolicyLoadError(problems: [PolicyProblem(file: "hush", line: error.line ?? 0, message: "internal: the policy prelude failed: \(error)")])
+        }
+
+        for source in sources {
+            do {
+                try lua.run(source.text, chunkName: source.name)
+            } catch {
+                problems.add(error.file ?? source.name, error.line ?? 0, Self.explain(error))
+                throw PolicyLoadError(problems: problems.problems)
+            }
+        }
+
+        // Read what the files declared, with raw reads only.
+        lua.pushReference(problemsRef)
+        let recordedProblems = lua.value(at: -1, depth: 3)
+        lua.pop()
+        for item in recordedProblems.tableValue?.array ?? [] {
+            guard let t = item.tableValue else { continue }
+            problems.add(t["file"]?.stringValue ?? "policy", t["line"]?.intValue ?? 0, t["message"]?.stringValue ?? "invalid declaration")
+        }
+        lua.pushReference(declarationsRef)
+        let count = lua_rawlen(lua.L, -1)
+        var builder = PolicyBuilder(problems: problems)
+        if count > 0 {
+            for i in 1...count {
+                _ = lua_rawgeti(lua.L, -1, lua_Integer(i))
+                let entry = lua.value(at: -1, depth: 12)
+                lua.pop()
+                guard let t = entry.tableValue, let kind = t["kind"]?.stringValue else { continue }
+                builder.add(Declaration(kind: kind, name: t["name"]?.stringValue, body: t["body"],
+                                        file: t["file"]?.stringValue ?? "policy", line: t["line"]?.intValue ?? 0))
+            }
+        }
+        lua.pop()
+        lua.release(declarationsRef)
+        lua.release(problemsRef)
+        guard builder.problems.problems.isEmpty else { throw PolicyLoadError(problems: builder.problems.problems) }
+        self.policy = builder.policy
+        self.ruleReferences = builder.ruleFunctions.map(\.reference)
+        setUpViews()
+        lua.printHandler = { [unowned self] line in self.notes.append(line) }
+    }
+
+    /// A new interpreter for the same policy (for another thread).
+    public func copy() throws(PolicyLoadError) -> PolicyInterpreter {
+        try PolicyInterpreter(sources: sources, limits: lua.limits)
+    }
+
+    static func explain(_ error: LuaError) -> String {
+        switch error.kind {
+        case .syntax: return "syntax error: \(error.message)"
+        case .budget: return "the policy took too long to load: \(error.message)"
+        case .memory: return "the policy used more memory than allowed while loading"
+        case .runtime: return error.message
+        }
+    }
+
+    // MARK: running rules
+
+    public func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport] {
+        let rules = policy.rules
+        guard !rules.isEmpty else { return [] }
+        current = subject
+        currentContext = context
+        if cacheDirty {
+            lua_createtable(lua.L, 0, 4)
+            lua_rawseti(lua.L, clua_registryindex(), lua_Integer(cacheTable))
+            cacheDirty = false
+        }
+        defer {
+            current = nil
+            currentContext = nil
+        }
+        var reports: [RuleReport] = []
+        reports.reserveCapacity(rules.count)
+        let top = lua.top
+        lua.beginBudget()
+        defer { lua.endBudget() }
+        for (index, info) in rules.enumerated() {
+            notes.removeAll(keepingCapacity: true)
+            lua.pushReference(ruleReferences[index])
+            lua.pushReference(notificationView)
+            lua.pushReference(contextView)
+            var report = RuleReport(rule: info)
+            do {
+                try lua.call(arguments: 2, results: 1)
+                switch readChanges() {
+                case .success(let changes):
+                    report.changes = changes
+                    if let changes { current!.apply(changes) }
+                case .failure(let message):
+                    report.error = "\(info.location): \(message)"
+                }
+            } catch {
+                report.error = error.description
+            }
+            lua.top = top
+            report.notes = notes
+            reports.append(report)
+        }
+        subject = current!
+        return reports
+    }
+
+    enum ChangesResult {
+        case success(RuleChanges?)
+        case failure(String)
+    }
+
+    static let changeKeys = ["level", "delivery", "allow", "summary", "announce", "relevance", "thread", "reason"]
+
+    /// Reads the table a rule returned, raw (no metamethods), validating every change.
+    private func readChanges() -> ChangesResult {
+        let L = lua.L
+        let type = lua_type(L, -1)
+        if type == LUA_TNIL { return .success(nil) }
+        guard type == LUA_TTABLE else {
+            return .failure("a rule returns nil or a table of changes, got a \(String(cString: lua_typename(L, type)))")
+        }
+        var changes = RuleChanges()
+        var seen = 0
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            seen += 1
+            guard seen <= 32, lua_type(L, -2) == LUA_TSTRING, let key = lua.string(at: -2) else {
+                lua.pop(2)
+                return .failure("a rule's changes are written key = value with keys among \(Self.changeKeys.joined(separator: ", "))")
+            }
+            let value = lua.value(at: -1, depth: 0)
+            lua.pop()
+            func wrong(_ expected: String) -> ChangesResult {
+                lua.pop()
+                return .failure("change '\(key)' must be \(expected), got \(describe(value))")
+            }
+            switch key {
+            case "level":
+                guard let s = value.stringValue, let level = InterruptionLevel(rawValue: s) else {
+                    return wrong("passive, active, time-sensitive or critical")
+                }
+                changes.level = level
+            case "delivery":
+                guard let s = value.stringValue, let d = Decision.Delivery(rawValue: s) else {
+                    return wrong("alert, quiet, summary, silenced or dropped")
+                }
+                changes.delivery = d
+            case "allow":
+                guard let b = value.boolValue else { return wrong("true or false") }
+                changes.allow = b
+            case "summary":
+                guard let b = value.boolValue else { return wrong("true or false") }
+                changes.summary = b
+            case "announce":
+                guard let b = value.boolValue else { return wrong("true or false") }
+                changes.announce = b
+            case "relevance":
+                guard let d = value.doubleValue, d >= 0, d <= 1 else { return wrong("a number from 0 to 1") }
+                changes.relevance = d
+            case "thread":
+                guard let s = value.stringValue else { return wrong("a string") }
+                changes.thread = s
+            case "reason":
+                guard let s = value.stringValue else { return wrong("a string") }
+                changes.reason = s
+            default:
+                lua.pop()
+                return .failure("unknown change '\(key)'\(Spelling.hint(for: key, in: Self.changeKeys)); a rule may return \(Self.changeKeys.joined(separator: ", "))")
+            }
+        }
+        return .success(changes)
+    }
+
+    private func describe(_ value: LuaValue) -> String {
+        switch value {
+        case .string(let s): "\"\(s)\""
+        case .integer(let i): String(i)
+        case .number(let d): String(d)
+        case .boolean(let b): String(b)
+        default: "a \(value.typeName)"
+        }
+    }
+
+    // MARK: views
+
+    private func setUpViews() {
+        let L = lua.L
+        lua_createtable(L, 0, 4)
+        cacheTable = lua.reference()
+
+        let nBase = lua.reserveHostFunctions(NotificationField.allCases.count) { [unowned self] id in
+            { [unowned self] L throws(LuaState.HostError) in
+                self.pushNotificationField(L, NotificationField.allCases[Int(id) - Int(self.notificationBase)])
+            }
+        }
+        notificationBase = nBase
+        pushFieldMap(NotificationField.allCases.map(\.rawValue))
+        lua.pushView(fieldMap: -1, baseID: nBase, name: "notification (read-only)")
+        notificationView = lua.reference()
+        lua.pop()
+
+        let cBase = lua.reserveHostFunctions(ContextField.allCases.count) { [unowned self] id in
+            { [unowned self] L throws(LuaState.HostError) in
+                self.pushContextField(L, ContextField.allCases[Int(id) - Int(self.contextBase)])
+            }
+        }
+        contextBase = cBase
+        pushFieldMap(ContextField.allCases.map(\.rawValue))
+        lua.pushView(fieldMap: -1, baseID: cBase, name: "context (read-only)")
+        contextView = lua.reference()
+        lua.pop()
+        installHostHelpers()
+    }
+
+    var notificationBase: Int32 = 0
+    var contextBase: Int32 = 0
+
+    private func pushFieldMap(_ names: [String]) {
+        lua_createtable(lua.L, 0, Int32(names.count))
+        for (i, name) in names.enumerated() {
+            lua.push(name)
+            lua_pushinteger(lua.L, lua_Integer(i))
+            lua_rawset(lua.L, -3)
+        }
+    }
+
+    /// Nested values (payload, communication, …) are built once per evaluation and cached.
+    func pushCached(_ L: OpaquePointer, slot: Int, build: () -> Void) {
+        _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(cacheTable))
+        if lua_rawgeti(L, -1, lua_Integer(slot)) != LUA_TNIL {
+            lua_copy(L, -1, -2)
+            lua_settop(L, -2)
+            return
+        }
+        lua_settop(L, -2)
+        build()
+        lua_pushvalue(L, -1)
+        lua_rawseti(L, -3, lua_Integer(slot))
+        lua_copy(L, -1, -2)
+        lua_settop(L, -2)
+        cacheDirty = true
+    }
+}

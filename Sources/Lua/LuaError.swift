@@ -1,0 +1,56 @@
+/// A Lua error, copied out of the interpreter as plain strings: it never holds a `lua_State`.
+public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        case syntax, runtime, budget, memory
+    }
+
+    public var kind: Kind
+    /// The message without its `file:line:` prefix.
+    public var message: String
+    /// The chunk the error points at (`policies/work.lua`), when Lua said.
+    public var file: String?
+    public var line: Int?
+    public var traceback: String?
+
+    public init(kind: Kind, message: String, file: String? = nil, line: Int? = nil, traceback: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.file = file
+        self.line = line
+        self.traceback = traceback
+    }
+
+    /// `file:line: message`, or the bare message when the place is unknown.
+    public var description: String {
+        if let file, let line { return "\(file):\(line): \(message)" }
+        return message
+    }
+
+    /// Splits Lua's `chunk:line: message` form; a traceback after the first line is kept apart.
+    public init(kind: Kind, raw: String) {
+        var text = Substring(raw)
+        var traceback: String?
+        if let range = raw.firstRange(of: "\nstack traceback:") {
+            text = raw[raw.startIndex..<range.lowerBound]
+            traceback = String(raw[range.lowerBound...].dropFirst())
+        }
+        let (file, line, message) = LuaError.splitLocation(text)
+        self.init(kind: kind, message: message, file: file, line: line, traceback: traceback)
+    }
+
+    static func splitLocation(_ text: Substring) -> (String?, Int?, String) {
+        // "[string \"...\"]:3: msg" or "policies/a.lua:12: msg"
+        var searchStart = text.startIndex
+        if text.hasPrefix("[string \""), let close = text.firstRange(of: "\"]:") {
+            searchStart = text.index(before: close.upperBound)
+        }
+        guard let colon = text[searchStart...].firstIndex(of: ":") else { return (nil, nil, String(text)) }
+        let afterColon = text.index(after: colon)
+        guard let secondColon = text[afterColon...].firstIndex(of: ":"),
+              let line = Int(text[afterColon..<secondColon]) else { return (nil, nil, String(text)) }
+        let file = String(text[text.startIndex..<colon])
+        var message = text[text.index(after: secondColon)...]
+        if message.first == " " { message = message.dropFirst() }
+        return (file, line, String(message))
+    }
+}

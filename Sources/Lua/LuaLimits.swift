@@ -1,0 +1,32 @@
+/// Bounds on what one interpreter may use. Defaults suit a person's own policy; tighten them for
+/// policies from elsewhere (see docs/security.md).
+public struct LuaLimits: Sendable, Hashable {
+    /// Memory the interpreter may hold while Lua code runs.
+    public var memoryBytes: Int
+    /// How long a load or an evaluation may run before its instructions are counted. Counting is
+    /// armed by a watchdog thread only then, so the common case pays nothing for it.
+    public var graceMilliseconds: Double
+    /// Lua VM instructions allowed once counting has started.
+    public var instructionLimit: Int
+    /// Steps one call of string.find/match/gmatch/gsub may take (backtracking bombs stop here).
+    public var patternSteps: Int
+    /// The largest string string.rep or string.gsub may build.
+    public var stringBytes: Int
+
+    public init(memoryBytes: Int = 64 << 20, graceMilliseconds: Double = 2, instructionLimit: Int = 5_000_000,
+                patternSteps: Int = 1_000_000, stringBytes: Int = 16 << 20) {
+        self.memoryBytes = memoryBytes
+        self.graceMilliseconds = graceMilliseconds
+        self.instructionLimit = instructionLimit
+        self.patternSteps = patternSteps
+        self.stringBytes = stringBytes
+    }
+
+    /// Limits for loading a policy: the top-level chunk may do more set-up work than a rule.
+    public var forLoading: LuaLimits {
+        var limits = self
+        limits.graceMilliseconds = max(graceMilliseconds, 100)
+        limits.instructionLimit = max(instructionLimit, 50_000_000)
+        return limits
+    }
+}

@@ -1,0 +1,288 @@
+import CLua54
+import LuaSandbox
+
+/// One sandboxed Lua 5.4 interpreter. Confined to one thread at a time (not `Sendable`); make one
+/// per thread. Closing happens in `deinit`, so no `lua_State` outlives its owner.
+public final class LuaState {
+    /// What a host function does when Lua calls it: push results on `L` and return their count, or
+    /// throw `HostError` to raise a Lua error in the caller. Never call a raising Lua API here.
+    public typealias HostFunction = (_ L: OpaquePointer) throws(HostError) -> Int32
+
+    public struct HostError: Error {
+        public var message: String
+        public init(_ message: String) { self.message = message }
+    }
+
+    let sandbox: OpaquePointer
+    public let L: OpaquePointer
+    public private(set) var limits: LuaLimits
+    private var hostFunctions: [HostFunction?] = []
+    /// Receives print() output.
+    public var printHandler: ((String) -> Void)?
+
+    public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
+        self.limits = limits
+        let box = Unmanaged<LuaStateBox>.passRetained(LuaStateBox())
+        guard let sandbox = hush_sandbox_new(limits.cValue, luaStateCallback, box.toOpaque()) else {
+            box.release()
+            throw LuaError(kind: .memory, message: "could not create a Lua interpreter")
+        }
+        self.sandbox = sandbox
+        self.L = hush_sandbox_state(sandbox)
+        self.box = box
+        box.takeUnretainedValue().state = self
+        hostFunctions.append(nil) // id 0 is print
+    }
+
+    private let box: Unmanaged<LuaStateBox>
+
+    deinit {
+        hush_sandbox_free(sandbox)
+        box.release()
+    }
+
+    public func setLimits(_ limits: LuaLimits) {
+        self.limits = limits
+        hush_sandbox_set_limits(sandbox, limits.cValue)
+    }
+
+    public var memoryInUse: Int { Int(hush_sandbox_memory_in_use(sandbox)) }
+
+    // MARK: host functions
+
+    /// Registers a host function and returns its id, for `pushHostFunction`.
+    public func register(_ function: @escaping HostFunction) -> Int32 {
+        hostFunctions.append(function)
+        return Int32(hostFunctions.count - 1)
+    }
+
+    /// Replaces a registered host function (views register ranges of ids).
+    public func reserveHostFunctions(_ count: Int, _ function: @escaping (Int32) -> HostFunction) -> Int32 {
+        let base = Int32(hostFunctions.count)
+        for i in 0..<count { hostFunctions.append(function(base + Int32(i))) }
+        return base
+    }
+
+    public func pushHostFunction(_ id: Int32) { hush_push_host_function(L, id) }
+
+    fileprivate func dispatch(_ L: OpaquePointer, _ id: Int32) -> Int32 {
+        if id == 0 {
+            let text = string(at: -1) ?? ""
+            printHandler?(text)
+            return 0
+        }
+        guard Int(id) < hostFunctions.count, let function = hostFunctions[Int(id)] else {
+            lua_pushstring(L, "unknown host function \(id)")
+            return -1
+        }
+        do {
+            return try function(L)
+        } catch {
+            lua_pushstring(L, error.message)
+            return -1
+        }
+    }
+
+    // MARK: running code
+
+    /// Compiles a text chunk (bytecode is refused) and leaves the function on the stack.
+    public func load(_ text: String, chunkName: String) throws(LuaError) {
+        var text = text
+        let status = text.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                hush_load_text(sandbox, chars.baseAddress, chars.count, "@" + chunkName)
+            }
+        }
+        if Int(status) != HUSH_OK {
+            let message = popString()
+            throw LuaError(kind: Int(status) == HUSH_MEMORY ? .memory : .syntax, raw: message)
+        }
+    }
+
+    /// Opens a budget window: every `call` until `endBudget` shares one instruction budget.
+    public func beginBudget() { hush_budget_begin(sandbox) }
+    public func endBudget() { hush_budget_end(sandbox) }
+    public var budgetExhausted: Bool { hush_budget_exhausted(sandbox) != 0 }
+
+    /// Calls the function under `nargs` arguments in protected mode. On error the stack is back
+    /// where it was without the function and its arguments.
+    public func call(arguments nargs: Int32, results nresults: Int32) throws(LuaError) {
+        let code = hush_pcall(sandbox, nargs, nresults)
+        if Int(code) != HUSH_OK {
+            let message = popString()
+            let kind: LuaError.Kind = switch Int(code) {
+            case HUSH_BUDGET: .budget
+            case HUSH_MEMORY: .memory
+            default: .runtime
+            }
+            throw LuaError(kind: kind, raw: message)
+        }
+    }
+
+    /// Loads and runs a chunk inside its own budget window (using `limits.forLoading`).
+    public func run(_ text: String, chunkName: String) throws(LuaError) {
+        try load(text, chunkName: chunkName)
+        let saved = limits
+        hush_sandbox_set_limits(sandbox, saved.forLoading.cValue)
+        beginBudget()
+        defer {
+            endBudget()
+            hush_sandbox_set_limits(sandbox, saved.cValue)
+        }
+        try call(arguments: 0, results: 0)
+    }
+
+    // MARK: stack helpers (none of these raise)
+
+    public var top: Int32 {
+        get { lua_gettop(L) }
+        set { lua_settop(L, newValue) }
+    }
+
+    public func pop(_ n: Int32 = 1) { lua_settop(L, -n - 1) }
+
+    public func string(at index: Int32) -> String? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var length = 0
+        guard let chars = lua_tolstring(L, index, &length) else { return nil }
+        return chars.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    func popString() -> String {
+        let text = string(at: -1) ?? "(error object is not a string)"
+        pop()
+        return text
+    }
+
+    public func push(_ string: String) {
+        var string = string
+        string.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+
+    public func push(_ value: Int) { lua_pushinteger(L, lua_Integer(value)) }
+    public func push(_ value: Double) { lua_pushnumber(L, value) }
+    public func push(_ value: Bool) { lua_pushboolean(L, value ? 1 : 0) }
+    public func pushNil() { lua_pushnil(L) }
+
+    /// Pushes a value copied from Swift (tables become fresh tables).
+    public func push(_ value: LuaValue) {
+        switch value {
+        case .nil, .other: lua_pushnil(L)
+        case .boolean(let b): push(b)
+        case .integer(let i): lua_pushinteger(L, i)
+        case .number(let d): lua_pushnumber(L, d)
+        case .string(let s): push(s)
+        case .function(let ref): _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(ref.reference))
+        case .table(let table):
+            lua_createtable(L, Int32(table.array.count), Int32(table.entries.count))
+            for (i, element) in table.array.enumerated() {
+                push(element)
+                lua_rawseti(L, -2, lua_Integer(i + 1))
+            }
+            for entry in table.entries {
+                push(entry.key)
+                push(entry.value)
+                lua_rawset(L, -3)
+            }
+        }
+    }
+
+    public func getGlobal(_ name: String) { _ = lua_getglobal(L, name) }
+    public func setGlobal(_ name: String) { lua_setglobal(L, name) }
+
+    /// Keeps the value on top in the registry (popping it) and returns its reference.
+    public func reference() -> Int32 { luaL_ref(L, clua_registryindex()) }
+    public func pushReference(_ reference: Int32) { _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference)) }
+    public func release(_ reference: Int32) { luaL_unref(L, clua_registryindex(), reference) }
+
+    /// Pushes a C function returning the `source, line` of the Lua code `level` calls up (see
+    /// `hush_callsite`); a prelude keeps it as an upvalue, so policies never see the debug library.
+    public func pushCallsiteFunction() { lua_pushcclosure(L, hush_callsite, 0) }
+
+    public func pushView(fieldMap index: Int32, baseID: Int32, name: String) {
+        hush_push_view(L, index, baseID, name)
+    }
+
+    /// Copies the value at `index` into Swift with raw reads. Tables deeper than `depth` or seen
+    /// twice (cycles) become `.other("table")`; functions are kept as registry references.
+    public func value(at index: Int32, depth: Int = 16) -> LuaValue {
+        var seen: Set<UnsafeRawPointer> = []
+        return value(at: lua_absindex(L, index), depth: depth, seen: &seen)
+    }
+
+    private func value(at index: Int32, depth: Int, seen: inout Set<UnsafeRawPointer>) -> LuaValue {
+        switch lua_type(L, index) {
+        case LUA_TNIL, LUA_TNONE: return .nil
+        case LUA_TBOOLEAN: return .boolean(lua_toboolean(L, index) != 0)
+        case LUA_TNUMBER:
+            if lua_isinteger(L, index) != 0 { return .integer(lua_tointegerx(L, index, nil)) }
+            return .number(lua_tonumberx(L, index, nil))
+        case LUA_TSTRING: return .string(string(at: index) ?? "")
+        case LUA_TFUNCTION:
+            var debug = lua_Debug()
+            lua_pushvalue(L, index)
+            lua_pushvalue(L, index)
+            _ = lua_getinfo(L, ">S", &debug)
+            let source = debug.source.map { String(cString: $0) }.map { $0.hasPrefix("@") ? String($0.dropFirst()) : $0 }
+            let ref = luaL_ref(L, clua_registryindex())
+            return .function(LuaFunctionRef(reference: ref, source: source, line: Int(debug.linedefined)))
+        case LUA_TTABLE:
+            guard depth > 0, let pointer = lua_topointer(L, index), seen.insert(pointer).inserted else {
+                return .other("table")
+            }
+            var table = LuaTable()
+            let length = lua_rawlen(L, index)
+            if length > 0 {
+                table.array.reserveCapacity(Int(length))
+                for i in 1...length {
+                    _ = lua_rawgeti(L, index, lua_Integer(i))
+                    table.array.append(value(at: lua_gettop(L), depth: depth - 1, seen: &seen))
+                    pop()
+                }
+            }
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                let valueIndex = lua_gettop(L)
+                if lua_isinteger(L, valueIndex - 1) != 0 {
+                    let i = lua_tointegerx(L, valueIndex - 1, nil)
+                    if i >= 1 && i <= lua_Integer(length) { pop(); continue }
+                }
+                let key = value(at: valueIndex - 1, depth: 0, seen: &seen)
+                let element = value(at: valueIndex, depth: depth - 1, seen: &seen)
+                table.entries.append(LuaTableEntry(key: key, value: element))
+                pop()
+            }
+            seen.remove(pointer)
+            return .table(table)
+        case LUA_TUSERDATA, LUA_TLIGHTUSERDATA: return .other("userdata")
+        case LUA_TTHREAD: return .other("thread")
+        default: return .other("unknown")
+        }
+    }
+}
+
+/// Lets the C callback find the Swift object without retaining it from C.
+final class LuaStateBox {
+    unowned(unsafe) var state: LuaState?
+}
+
+private let luaStateCallback: hush_host_callback = { context, L, functionID in
+    guard let context, let L, let state = Unmanaged<LuaStateBox>.fromOpaque(context).takeUnretainedValue().state else {
+        return 0
+    }
+    return state.dispatch(L, functionID)
+}
+
+extension LuaLimits {
+    var cValue: hush_limits {
+        hush_limits(memory_bytes: Int(memoryBytes) > 0 ? Int(memoryBytes) : 0,
+                    grace_nanoseconds: Int64(graceMilliseconds * 1_000_000),
+                    instruction_limit: Int64(instructionLimit),
+                    pattern_steps: Int64(patternSteps),
+                    string_bytes: stringBytes)
+    }
+}

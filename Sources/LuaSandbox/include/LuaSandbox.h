@@ -1,0 +1,78 @@
+// The C half of Hush's Lua sandbox. Everything that may raise a Lua error (longjmp) lives here, so a
+// Lua error never unwinds through a Swift frame: the allocator with a cap, the budget hook, the
+// sandboxed base functions and the trampolines through which Lua calls back into Swift.
+#ifndef HUSH_LUA_SANDBOX_H
+#define HUSH_LUA_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include "hush_strlib.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hush_sandbox hush_sandbox;
+
+/// Called from Lua through a trampoline. Push results and return their count, or push an error
+/// message and return -1: the trampoline raises it after Swift has returned. `function_id` is the
+/// id given to `hush_push_host_function`; `view_id` is the userdata tag for views (0 otherwise).
+typedef int (*hush_host_callback)(void *context, lua_State *L, int function_id);
+
+typedef struct hush_limits {
+    size_t memory_bytes;          // cap on the interpreter's memory while Lua code runs
+    int64_t grace_nanoseconds;    // a protected call may run this long before instructions are counted
+    int64_t instruction_limit;    // instructions allowed once counting has started
+    int64_t pattern_steps;        // steps per call of string.find/match/gmatch/gsub
+    size_t string_bytes;          // largest string string.rep/gsub may build
+} hush_limits;
+
+/// A new interpreter with only the allowed libraries open. NULL when memory is exhausted.
+hush_sandbox *hush_sandbox_new(hush_limits limits, hush_host_callback callback, void *context);
+void hush_sandbox_free(hush_sandbox *sandbox);
+lua_State *hush_sandbox_state(hush_sandbox *sandbox);
+void hush_sandbox_set_limits(hush_sandbox *sandbox, hush_limits limits);
+size_t hush_sandbox_memory_in_use(hush_sandbox *sandbox);
+
+/// Outcome of a protected call beyond Lua's own status.
+enum {
+    HUSH_OK = 0,
+    HUSH_ERROR = 1,            // a Lua error; message (with file:line when known) on the stack
+    HUSH_BUDGET = 2,           // the instruction budget ran out
+    HUSH_MEMORY = 3,           // the memory cap was reached
+};
+
+/// Starts a budget window (an evaluation or a load): rules called inside it share one budget.
+void hush_budget_begin(hush_sandbox *sandbox);
+/// Ends the window and disarms the hook if the watchdog had armed it.
+void hush_budget_end(hush_sandbox *sandbox);
+/// True when the current window's budget or memory was exhausted: later calls fail at once.
+int hush_budget_exhausted(hush_sandbox *sandbox);
+
+/// Calls the function below `nargs` arguments with a message handler that records a traceback,
+/// enforcing the memory cap. Returns a HUSH_* code; on failure the error message (a string) is on
+/// the top of the stack in place of the results.
+int hush_pcall(hush_sandbox *sandbox, int nargs, int nresults);
+
+/// Loads a text chunk (never bytecode) under the sandbox; returns HUSH_OK or HUSH_ERROR with the
+/// message on the stack.
+int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const char *chunkname);
+
+/// Pushes a C closure that calls the host callback with `function_id`.
+void hush_push_host_function(lua_State *L, int function_id);
+
+/// Pushes a read-only view: a userdata whose fields are read through the host callback. `map_index`
+/// is a table mapping field names to integer ids; a lookup calls back with id `base_id + field id`;
+/// unknown fields read as nil. `name` is what tostring() shows.
+void hush_push_view(lua_State *L, int map_index, int base_id, const char *name);
+
+/// Pushes the call site (`source`, `line`) of the Lua function `level` levels up; used by the
+/// policy prelude to remember where each declaration is.
+int hush_callsite(lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

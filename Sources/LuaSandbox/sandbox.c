@@ -1,0 +1,495 @@
+// The sandboxed interpreter: capped allocator, budget hook armed by a watchdog, allow-listed
+// libraries, trampolines into Swift. See LuaSandbox.h for the contract.
+#define _GNU_SOURCE
+#include "LuaSandbox.h"
+#include "hush_strlib.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct hush_sandbox {
+    lua_State *L;
+    hush_limits limits;
+    hush_host_callback callback;
+    void *context;
+
+    size_t memory_in_use;
+    int enforce_memory;          // only while Lua code runs: host pushes never fail on the cap
+    int memory_exhausted;
+
+    _Atomic int64_t deadline;    // monotonic ns after which counting starts; 0 when idle
+    _Atomic int armed;           // the watchdog has installed the count hook
+    int64_t instructions_left;   // once armed
+    int budget_exhausted;
+
+    pthread_mutex_t hook_lock;   // serialises arming (watchdog) and disarming (owner)
+    struct hush_sandbox *next_registered;
+    struct hush_sandbox *prev_registered;
+};
+
+enum { HOOK_STEP = 1000 };
+
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static hush_sandbox *sandbox_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (hush_sandbox *)ud;
+}
+
+// MARK: allocator
+
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    hush_sandbox *S = (hush_sandbox *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        S->memory_in_use -= old;
+        return NULL;
+    }
+    if (S->enforce_memory && nsize > old && S->memory_in_use + (nsize - old) > S->limits.memory_bytes) {
+        S->memory_exhausted = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p != NULL) S->memory_in_use = S->memory_in_use - old + nsize;
+    return p;
+}
+
+// MARK: watchdog
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t registry_cond = PTHREAD_COND_INITIALIZER;
+static hush_sandbox *registry_head = NULL;
+static int watchdog_started = 0;
+
+static void budget_hook(lua_State *L, lua_Debug *ar);
+
+static void arm(hush_sandbox *S) {
+    lua_sethook(S->L, budget_hook, LUA_MASKCOUNT, HOOK_STEP);
+    atomic_store(&S->armed, 1);
+}
+
+static void disarm(hush_sandbox *S) {
+    lua_sethook(S->L, NULL, 0, 0);
+    atomic_store(&S->armed, 0);
+}
+
+static void *watchdog_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&registry_lock);
+    for (;;) {
+        while (registry_head == NULL) pthread_cond_wait(&registry_cond, &registry_lock);
+        int64_t now = monotonic_ns();
+        int64_t sleep_ns = 1000000; // 1 ms unless a shorter grace asks for less
+        for (hush_sandbox *S = registry_head; S != NULL; S = S->next_registered) {
+            int64_t grace = S->limits.grace_nanoseconds / 2;
+            if (grace > 50000 && grace < sleep_ns) sleep_ns = grace;
+            int64_t deadline = atomic_load(&S->deadline);
+            if (deadline == 0 || now < deadline || atomic_load(&S->armed)) continue;
+            pthread_mutex_lock(&S->hook_lock);
+            if (atomic_load(&S->deadline) != 0 && !atomic_load(&S->armed)) arm(S);
+            pthread_mutex_unlock(&S->hook_lock);
+        }
+        pthread_mutex_unlock(&registry_lock);
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = sleep_ns };
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&registry_lock);
+    }
+    return NULL;
+}
+
+static void register_sandbox(hush_sandbox *S) {
+    pthread_mutex_lock(&registry_lock);
+    if (!watchdog_started) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&thread, &attr, watchdog_main, NULL) == 0) watchdog_started = 1;
+        pthread_attr_destroy(&attr);
+    }
+    S->next_registered = registry_head;
+    S->prev_registered = NULL;
+    if (registry_head) registry_head->prev_registered = S;
+    registry_head = S;
+    pthread_cond_signal(&registry_cond);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void unregister_sandbox(hush_sandbox *S) {
+    pthread_mutex_lock(&registry_lock);
+    if (S->prev_registered) S->prev_registered->next_registered = S->next_registered;
+    else registry_head = S->next_registered;
+    if (S->next_registered) S->next_registered->prev_registered = S->prev_registered;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void budget_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    hush_sandbox *S = sandbox_of(L);
+    int64_t deadline = atomic_load(&S->deadline);
+    if (deadline == 0 || monotonic_ns() < deadline) {
+        // Armed late, after the window it was meant for: this window has time left.
+        pthread_mutex_lock(&S->hook_lock);
+        disarm(S);
+        pthread_mutex_unlock(&S->hook_lock);
+        return;
+    }
+    S->instructions_left -= HOOK_STEP;
+    if (S->instructions_left <= 0 || S->budget_exhausted) {
+        S->budget_exhausted = 1;
+        luaL_error(L, "instruction budget exceeded (%I instructions after %d ms)",
+                   (lua_Integer)S->limits.instruction_limit,
+                   (int)(S->limits.grace_nanoseconds / 1000000));
+    }
+}
+
+void hush_budget_begin(hush_sandbox *S) {
+    S->budget_exhausted = 0;
+    S->memory_exhausted = 0;
+    S->instructions_left = S->limits.instruction_limit;
+    atomic_store(&S->deadline, monotonic_ns() + S->limits.grace_nanoseconds);
+}
+
+void hush_budget_end(hush_sandbox *S) {
+    atomic_store(&S->deadline, 0);
+    if (atomic_load(&S->armed)) {
+        pthread_mutex_lock(&S->hook_lock);
+        disarm(S);
+        pthread_mutex_unlock(&S->hook_lock);
+    }
+}
+
+int hush_budget_exhausted(hush_sandbox *S) { return S->budget_exhausted || S->memory_exhausted; }
+
+// MARK: protected calls
+
+/// Message handler: a traceback for strings; never runs a user's __tostring (it may loop).
+static int message_handler(lua_State *L) {
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (lua_isnil(L, 1)) msg = "error with no message (nil)";
+        else msg = lua_pushfstring(L, "error object is a %s value", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static int classify(hush_sandbox *S, int status) {
+    if (status == LUA_OK) return HUSH_OK;
+    if (S->budget_exhausted) return HUSH_BUDGET;
+    if (status == LUA_ERRMEM || S->memory_exhausted) {
+        S->memory_exhausted = 1;
+        return HUSH_MEMORY;
+    }
+    return HUSH_ERROR;
+}
+
+int hush_pcall(hush_sandbox *S, int nargs, int nresults) {
+    lua_State *L = S->L;
+    if (hush_budget_exhausted(S)) {
+        lua_pop(L, nargs + 1);
+        lua_pushstring(L, S->budget_exhausted ? "instruction budget exhausted by an earlier rule"
+                                               : "memory cap reached by an earlier rule");
+        return S->budget_exhausted ? HUSH_BUDGET : HUSH_MEMORY;
+    }
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, message_handler);
+    lua_insert(L, base);
+    S->enforce_memory = 1;
+    int status = lua_pcall(L, nargs, nresults, base);
+    S->enforce_memory = 0;
+    lua_remove(L, base);
+    int code = classify(S, status);
+    if (code != HUSH_OK && lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushstring(L, code == HUSH_MEMORY ? "not enough memory" : "error");
+    }
+    if (code == HUSH_MEMORY) {
+        // Give back what the failed call held so the next window starts clean.
+        lua_gc(L, LUA_GCCOLLECT);
+    }
+    return code;
+}
+
+int hush_load_text(hush_sandbox *S, const char *text, size_t length, const char *chunkname) {
+    S->enforce_memory = 1;
+    int status = luaL_loadbufferx(S->L, text, length, chunkname, "t");
+    S->enforce_memory = 0;
+    return status == LUA_OK ? HUSH_OK : classify(S, status) == HUSH_MEMORY ? HUSH_MEMORY : HUSH_ERROR;
+}
+
+// MARK: trampolines
+
+static int host_trampoline(lua_State *L) {
+    hush_sandbox *S = sandbox_of(L);
+    int function_id = (int)lua_tointeger(L, lua_upvalueindex(1));
+    int saved = S->enforce_memory;
+    S->enforce_memory = 0; // Swift's pushes must not fail: a longjmp may not cross a Swift frame.
+    int n = S->callback(S->context, L, function_id);
+    S->enforce_memory = saved;
+    if (n < 0) return lua_error(L);
+    return n;
+}
+
+void hush_push_host_function(lua_State *L, int function_id) {
+    lua_pushinteger(L, function_id);
+    lua_pushcclosure(L, host_trampoline, 1);
+}
+
+static int view_index(lua_State *L) {
+    // upvalues: 1 = field map, 2 = base id
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER) return 0; // unknown field: nil
+    int field = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    hush_sandbox *S = sandbox_of(L);
+    int saved = S->enforce_memory;
+    S->enforce_memory = 0;
+    int n = S->callback(S->context, L, (int)lua_tointeger(L, lua_upvalueindex(2)) + field);
+    S->enforce_memory = saved;
+    if (n < 0) return lua_error(L);
+    return n > 0 ? 1 : 0;
+}
+
+static int view_newindex(lua_State *L) {
+    const char *name = lua_tostring(L, lua_upvalueindex(1));
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?";
+    return luaL_error(L, "%s is read-only (cannot set '%s')", name, key);
+}
+
+static int view_tostring(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return 1;
+}
+
+void hush_push_view(lua_State *L, int map_index, int base_id, const char *name) {
+    map_index = lua_absindex(L, map_index);
+    lua_newuserdatauv(L, 1, 0);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, map_index);
+    lua_pushinteger(L, base_id);
+    lua_pushcclosure(L, view_index, 2);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, view_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, view_tostring, 1);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+}
+
+int hush_callsite(lua_State *L) {
+    int level = (int)luaL_optinteger(L, 1, 2);
+    lua_Debug ar;
+    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Sl", &ar)) {
+        lua_pushnil(L);
+        lua_pushinteger(L, 0);
+        return 2;
+    }
+    lua_pushstring(L, ar.source[0] == '@' || ar.source[0] == '=' ? ar.source + 1 : ar.short_src);
+    lua_pushinteger(L, ar.currentline);
+    return 2;
+}
+
+// MARK: sandboxed base functions
+
+/// pcall/xpcall that cannot swallow a budget or memory overrun: the overrun is re-raised, so a
+/// rule looping around pcall still stops.
+static int finish_pcall(lua_State *L, int status, lua_KContext extra) {
+    hush_sandbox *S = sandbox_of(L);
+    if (status != LUA_OK && status != LUA_YIELD) {
+        if (S->budget_exhausted || S->memory_exhausted) return lua_error(L);
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int sandbox_pcall(lua_State *L) {
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, finish_pcall);
+    return finish_pcall(L, status, 0);
+}
+
+static int sandbox_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, finish_pcall);
+    return finish_pcall(L, status, 2);
+}
+
+/// load() of text chunks only; the default environment is the sandbox's globals.
+static int sandbox_load(lua_State *L) {
+    int has_env = !lua_isnone(L, 4);
+    size_t len;
+    const char *chunkname = luaL_optstring(L, 2, "=(load)");
+    int status;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        const char *s = lua_tolstring(L, 1, &len);
+        chunkname = luaL_optstring(L, 2, s);
+        status = luaL_loadbufferx(L, s, len, chunkname, "t");
+    } else {
+        return luaL_error(L, "load: only text chunks given as strings are allowed in a policy");
+    }
+    if (status != LUA_OK) {
+        luaL_pushfail(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (has_env) {
+        lua_pushvalue(L, 4);
+        if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/// print() becomes a trace line: the host decides what to do with it (function id 0).
+static int sandbox_print(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        size_t len;
+        const char *s;
+        if (lua_type(L, i) == LUA_TSTRING || lua_type(L, i) == LUA_TNUMBER) s = lua_tolstring(L, i, &len);
+        else if (lua_type(L, i) == LUA_TBOOLEAN) { s = lua_toboolean(L, i) ? "true" : "false"; len = strlen(s); }
+        else if (lua_isnil(L, i)) { s = "nil"; len = 3; }
+        else { s = luaL_typename(L, i); len = strlen(s); }
+        if (i > 1) luaL_addchar(&b, '\t');
+        luaL_addlstring(&b, s, len);
+    }
+    luaL_pushresult(&b);
+    lua_replace(L, 1);
+    lua_settop(L, 1);
+    hush_sandbox *S = sandbox_of(L);
+    int saved = S->enforce_memory;
+    S->enforce_memory = 0;
+    int r = S->callback(S->context, L, 0);
+    S->enforce_memory = saved;
+    if (r < 0) return lua_error(L);
+    return 0;
+}
+
+static void open_library(lua_State *L, const char *name, lua_CFunction open) {
+    luaL_requiref(L, name, open, 1);
+    lua_pop(L, 1);
+}
+
+static void remove_field(lua_State *L, int table, const char *name) {
+    table = lua_absindex(L, table);
+    lua_pushnil(L);
+    lua_setfield(L, table, name);
+}
+
+static int open_sandbox(lua_State *L) {
+    hush_sandbox *S = (hush_sandbox *)lua_touserdata(L, 1);
+    open_library(L, LUA_GNAME, luaopen_base);
+    open_library(L, LUA_STRLIBNAME, luaopen_string);
+    open_library(L, LUA_TABLIBNAME, luaopen_table);
+    open_library(L, LUA_MATHLIBNAME, luaopen_math);
+    open_library(L, LUA_UTF8LIBNAME, luaopen_utf8);
+
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    remove_field(L, g, "dofile");
+    remove_field(L, g, "loadfile");
+    remove_field(L, g, "collectgarbage");
+    remove_field(L, g, "warn");
+    remove_field(L, g, "require");
+    lua_pushcfunction(L, sandbox_pcall);
+    lua_setfield(L, g, "pcall");
+    lua_pushcfunction(L, sandbox_xpcall);
+    lua_setfield(L, g, "xpcall");
+    lua_pushcfunction(L, sandbox_load);
+    lua_setfield(L, g, "load");
+    lua_pushcfunction(L, sandbox_print);
+    lua_setfield(L, g, "print");
+
+    // string: no dump, bounded pattern and repetition functions, a metatable nobody can reach.
+    lua_getfield(L, g, LUA_STRLIBNAME);
+    remove_field(L, -1, "dump");
+    hush_strlib_install(L, S->limits.pattern_steps, S->limits.string_bytes);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        lua_pushliteral(L, "string");
+        lua_setfield(L, -2, "__metatable");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+
+    // The loaded-modules table would hand back the libraries we removed functions from.
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, -4);
+    }
+    lua_pop(L, 2);
+    return 0;
+}
+
+// MARK: lifecycle
+
+hush_sandbox *hush_sandbox_new(hush_limits limits, hush_host_callback callback, void *context) {
+    hush_sandbox *S = calloc(1, sizeof *S);
+    if (S == NULL) return NULL;
+    S->limits = limits;
+    S->callback = callback;
+    S->context = context;
+    atomic_init(&S->deadline, 0);
+    atomic_init(&S->armed, 0);
+    pthread_mutex_init(&S->hook_lock, NULL);
+    S->L = lua_newstate(capped_alloc, S);
+    if (S->L == NULL) {
+        pthread_mutex_destroy(&S->hook_lock);
+        free(S);
+        return NULL;
+    }
+    lua_pushcfunction(S->L, open_sandbox);
+    lua_pushlightuserdata(S->L, S);
+    if (lua_pcall(S->L, 1, 0, 0) != LUA_OK) {
+        lua_close(S->L);
+        pthread_mutex_destroy(&S->hook_lock);
+        free(S);
+        return NULL;
+    }
+    register_sandbox(S);
+    return S;
+}
+
+void hush_sandbox_free(hush_sandbox *S) {
+    if (S == NULL) return;
+    unregister_sandbox(S);
+    lua_close(S->L);
+    pthread_mutex_destroy(&S->hook_lock);
+    free(S);
+}
+
+lua_State *hush_sandbox_state(hush_sandbox *S) { return S->L; }
+
+void hush_sandbox_set_limits(hush_sandbox *S, hush_limits limits) { S->limits = limits; }
+
+size_t hush_sandbox_memory_in_use(hush_sandbox *S) { return S->memory_in_use; }
