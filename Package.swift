@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Debian's Lua 5.4, with a shim for the C macros Swift cannot import.
@@ -23,7 +24,7 @@ let package = Package(
         // Lua policies turned into Swift values; rules run through the sandbox.
         .target(name: "HushPolicy", dependencies: ["HushCore", "Lua", "CLua54"], resources: [.copy("Resources")]),
         // What Hush remembers between notifications.
-        .target(name: "HushState", dependencies: ["HushCore"]),
+        .target(name: "HushState", dependencies: ["HushCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The public facade: prepare a policy once, evaluate many.
         .target(name: "Hush", dependencies: ["HushCore", "HushPolicy", "HushState", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "HushCLI", dependencies: ["Hush", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -31,6 +32,7 @@ let package = Package(
         .testTarget(name: "LuaTests", dependencies: ["Lua"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HushCoreTests", dependencies: ["HushCore"]),
         .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore"]),
+        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore"]),
         .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HushCore"]),
     ],

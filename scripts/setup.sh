@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what Hush needs to build on Debian/Ubuntu, only where it is missing.
+set -euo pipefail
+need=()
+dpkg -s liblua5.4-dev >/dev/null 2>&1 || need+=(liblua5.4-dev)
+dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${need[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:/opt/swift/bin:$PATH"
+command -v swift >/dev/null 2>&1 || { echo "setup: swift not found (expected on PATH or in /opt/swift)" >&2; exit 1; }
