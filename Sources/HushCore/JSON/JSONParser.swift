@@ -34,8 +34,10 @@ public enum JSONParser {
     }
     let p = base.assumingMemoryBound(to: UInt8.self)
     // The scratch stacks start in stack memory (small documents never touch
-    // the heap for them) and move to the heap if they outgrow it.
-    return try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 64) {
+    // the heap for them) and move to the heap if they outgrow it. Each stays
+    // within 1 KiB, the size up to which withUnsafeTemporaryAllocation
+    // reliably uses the stack.
+    return try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 40) {
       (values) throws(JSONError) -> JSONValue in
       try withUnsafeTemporaryAllocation(of: _JSONScanner.Key.self, capacity: 32) {
         (keys) throws(JSONError) -> JSONValue in
@@ -45,7 +47,7 @@ public enum JSONParser {
             (scratch) throws(JSONError) -> JSONValue in
             var scanner = _JSONScanner(
               base: p, count: bytes.count, maxDepth: maxDepth,
-              values: _Stack(values), keys: _Stack(keys), frames: _Stack(frames), buf: _Stack(scratch))
+              values: _JSONStack(values), keys: _JSONStack(keys), frames: _JSONStack(frames), buf: _JSONStack(scratch))
             return try scanner.parseDocument()
           }
         }
@@ -77,7 +79,7 @@ public enum JSONParser {
 /// (usually stack-allocated) buffer, moves to the heap when it outgrows it.
 /// Elements are moved in and out, never copied.
 @usableFromInline
-internal struct _Stack<Element>: ~Copyable {
+internal struct _JSONStack<Element>: ~Copyable {
   var base: UnsafeMutablePointer<Element>
   var count: Int
   var capacity: Int
@@ -122,18 +124,22 @@ internal struct _Stack<Element>: ~Copyable {
   /// Moves the elements from `start` to the top into a new array.
   @inline(__always)
   mutating func popArray(from start: Int) -> [Element] {
-    let n = count &- start
-    let source = base + start
-    let result = [Element](unsafeUninitializedCapacity: n) { buffer, initialized in
-      buffer.baseAddress!.moveInitialize(from: source, count: n)
-      initialized = n
+    // reserveCapacity + append gets specialized in this module, while
+    // Array(unsafeUninitializedCapacity:) allocates through an unspecialized
+    // stdlib entry point that looks up generic metadata on every call.
+    var result: [Element] = []
+    result.reserveCapacity(count &- start)
+    var i = start
+    while i < count {
+      result.append((base + i).move())
+      i &+= 1
     }
     count = start
     return result
   }
 }
 
-extension _Stack where Element == UInt8 {
+extension _JSONStack where Element == UInt8 {
   @inline(__always)
   mutating func append(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
     if count &+ n > capacity { grow(minimumCapacity: count &+ n) }
@@ -158,21 +164,22 @@ internal struct _JSONScanner: ~Copyable {
   @usableFromInline
   internal struct Key {
     var key: String
-    var print: UInt64
+    var fingerprint: UInt64
   }
 
-  let p: UnsafePointer<UInt8>
-  let end: Int
+  let input: _JSONInput
+  var p: UnsafePointer<UInt8> { input.p }
+  var end: Int { input.end }
   let maxDepth: Int
   var pos: Int = 0
 
   // The values / keys gathered so far for every open container (each
   // container owns a suffix), and the enclosing containers.
-  var values: _Stack<JSONValue>
-  var keys: _Stack<Key>
-  var frames: _Stack<Frame>
+  var values: _JSONStack<JSONValue>
+  var keys: _JSONStack<Key>
+  var frames: _JSONStack<Frame>
   /// Scratch for strings with escapes.
-  var buf: _Stack<UInt8>
+  var buf: _JSONStack<UInt8>
 
   // Where the last string's raw (unescaped) bytes are, for key fingerprints.
   var lastStringStart: Int = 0
@@ -181,11 +188,10 @@ internal struct _JSONScanner: ~Copyable {
 
   init(
     base: UnsafePointer<UInt8>, count: Int, maxDepth: Int,
-    values: consuming _Stack<JSONValue>, keys: consuming _Stack<Key>,
-    frames: consuming _Stack<Frame>, buf: consuming _Stack<UInt8>
+    values: consuming _JSONStack<JSONValue>, keys: consuming _JSONStack<Key>,
+    frames: consuming _JSONStack<Frame>, buf: consuming _JSONStack<UInt8>
   ) {
-    self.p = base
-    self.end = count
+    self.input = _JSONInput(p: base, end: count)
     self.maxDepth = maxDepth
     self.values = values
     self.keys = keys
@@ -203,7 +209,7 @@ internal struct _JSONScanner: ~Copyable {
     let value = try parseValueTree()
     skipWhitespace()
     if pos < end {
-      throw errorTrailing(at: pos)
+      throw input.errorTrailing(at: pos)
     }
     return value
   }
@@ -235,13 +241,13 @@ internal struct _JSONScanner: ~Copyable {
     outer: while true {
       var value: JSONValue
       skipWhitespace()
-      guard pos < end else { throw errorUnexpected(at: pos) }
+      guard pos < end else { throw input.errorUnexpected(at: pos) }
       let c = p[pos]
       switch c {
       case 0x22:  // "
         value = .string(try parseString())
       case 0x7B, 0x5B:  // { [
-        if depth >= maxDepth { throw errorTooDeep(at: pos) }
+        if depth >= maxDepth { throw input.errorTooDeep(at: pos, maxDepth: maxDepth) }
         pos &+= 1
         skipWhitespace()
         let opensObject = c == 0x7B
@@ -278,16 +284,16 @@ internal struct _JSONScanner: ~Copyable {
       case 0x2D, 0x30...0x39:
         value = .number(try parseNumber())
       default:
-        throw errorUnexpected(at: pos)
+        throw input.errorUnexpected(at: pos)
       }
 
       // Attach `value` to the innermost open container; close containers as
       // long as their closing bracket follows.
       while true {
         if depth == 0 { return value }
-        values.push(value)
+        values.push(consume value)
         skipWhitespace()
-        guard pos < end else { throw errorUnexpected(at: pos) }
+        guard pos < end else { throw input.errorUnexpected(at: pos) }
         let c = p[pos]
         if c == 0x2C {  // ,
           pos &+= 1
@@ -297,10 +303,10 @@ internal struct _JSONScanner: ~Copyable {
           continue outer
         }
         if isObject {
-          guard c == 0x7D else { throw errorUnexpected(at: pos) }
+          guard c == 0x7D else { throw input.errorUnexpected(at: pos) }
           value = .object(makeObject(valueStart: valueStart, keyStart: keyStart, mayHaveDuplicates: mayHaveDuplicates))
         } else {
-          guard c == 0x5D else { throw errorUnexpected(at: pos) }
+          guard c == 0x5D else { throw input.errorUnexpected(at: pos) }
           value = .array(values.popArray(from: valueStart))
         }
         pos &+= 1
@@ -322,12 +328,10 @@ internal struct _JSONScanner: ~Copyable {
     let n = values.count &- valueStart
     let vs = values.base + valueStart
     let ks = keys.base + keyStart
-    let pairs = [JSONObject._Pair](unsafeUninitializedCapacity: n) { buffer, initialized in
-      let out = buffer.baseAddress!
-      for i in 0..<n {
-        (out + i).initialize(to: JSONObject._Pair(key: (ks + i).move().key, value: (vs + i).move()))
-      }
-      initialized = n
+    var pairs: [JSONObject._Pair] = []
+    pairs.reserveCapacity(n)
+    for i in 0..<n {
+      pairs.append(JSONObject._Pair(key: (ks + i).move().key, value: (vs + i).move()))
     }
     values.count = valueStart
     keys.count = keyStart
@@ -340,22 +344,22 @@ internal struct _JSONScanner: ~Copyable {
     keyStart: Int, bloom: inout UInt64, mayHaveDuplicates: inout Bool
   ) throws(JSONError) {
     skipWhitespace()
-    guard pos < end, p[pos] == 0x22 else { throw errorUnexpected(at: pos) }
+    guard pos < end, p[pos] == 0x22 else { throw input.errorUnexpected(at: pos) }
     let key = try parseString()
 
     // Duplicate detection for small objects (bigger ones are checked when the
     // object's index is built): fingerprint + bloom filter, string compare
     // only on a fingerprint match.
-    let print: UInt64 =
+    let fp: UInt64 =
       lastStringEscaped
-      ? Self.fingerprint(buf.base, buf.count)
-      : Self.fingerprint(p + lastStringStart, lastStringCount)
+      ? Self.fingerprint(buf.base, buf.count, readable: buf.count)
+      : Self.fingerprint(p + lastStringStart, lastStringCount, readable: end &- lastStringStart)
     if keys.count &- keyStart < JSONObject.indexThreshold {
-      let bit: UInt64 = 1 &<< ((print &* 0x9E37_79B9_7F4A_7C15) &>> 58)
+      let bit: UInt64 = 1 &<< ((fp &* 0x9E37_79B9_7F4A_7C15) &>> 58)
       if bloom & bit != 0 {
         var j = keyStart
         while j < keys.count {
-          if keys.base[j].print == print && keys.base[j].key == key {
+          if keys.base[j].fingerprint == fp && keys.base[j].key == key {
             mayHaveDuplicates = true
             break
           }
@@ -364,21 +368,28 @@ internal struct _JSONScanner: ~Copyable {
       }
       bloom |= bit
     }
-    keys.push(Key(key: key, print: print))
+    keys.push(Key(key: consume key, fingerprint: fp))
 
     skipWhitespace()
-    guard pos < end, p[pos] == 0x3A else { throw errorUnexpected(at: pos) }
+    guard pos < end, p[pos] == 0x3A else { throw input.errorUnexpected(at: pos) }
     pos &+= 1
   }
 
-  /// A cheap fingerprint of a key's bytes: equal keys have equal prints;
-  /// keys of up to 8 bytes get distinct prints.
+  /// A cheap fingerprint of a key's bytes: equal keys have equal
+  /// fingerprints, and distinct keys shorter than 8 bytes distinct ones.
+  /// `readable` is how many bytes may be read from `s` (at least `n`).
   @inline(__always)
-  static func fingerprint(_ s: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+  static func fingerprint(_ s: UnsafePointer<UInt8>, _ n: Int, readable: Int) -> UInt64 {
     if n >= 8 {
       let a = UnsafeRawPointer(s).loadUnaligned(as: UInt64.self)
       let b = UnsafeRawPointer(s + (n &- 8)).loadUnaligned(as: UInt64.self)
       return a ^ (b &<< 29 | b &>> 35) ^ (UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15)
+    }
+    if readable >= 8 {
+      // One load, keeping the key's n bytes (little-endian: the low ones).
+      let w = UInt64(littleEndian: UnsafeRawPointer(s).loadUnaligned(as: UInt64.self))
+      let mask: UInt64 = (1 &<< (UInt64(truncatingIfNeeded: n) &* 8)) &- 1
+      return (w & mask) ^ (UInt64(truncatingIfNeeded: n) &<< 56)
     }
     var a: UInt64 = 0
     var k = 0
@@ -396,7 +407,7 @@ internal struct _JSONScanner: ~Copyable {
     var k = 0
     while k < n {
       let i = pos &+ k
-      guard i < end, p[i] == l[k] else { throw errorUnexpected(at: i) }
+      guard i < end, p[i] == l[k] else { throw input.errorUnexpected(at: i) }
       k &+= 1
     }
     pos &+= n
@@ -408,8 +419,8 @@ internal struct _JSONScanner: ~Copyable {
   mutating func parseString() throws(JSONError) -> String {
     let quote = pos
     let start = quote &+ 1
-    var i = try scanPlain(from: start)
-    guard i < end else { throw errorUnterminated(at: quote) }
+    var i = try input.scanPlain(from: start)
+    guard i < end else { throw input.errorUnterminated(at: quote) }
     if p[i] == 0x22 {
       pos = i &+ 1
       lastStringStart = start
@@ -422,12 +433,12 @@ internal struct _JSONScanner: ~Copyable {
     buf.append(p + start, i &- start)
     while true {
       try decodeEscape(at: &i, quote: quote)
-      let j = try scanPlain(from: i)
+      let j = try input.scanPlain(from: i)
       if j > i {
         buf.append(p + i, j &- i)
       }
       i = j
-      guard i < end else { throw errorUnterminated(at: quote) }
+      guard i < end else { throw input.errorUnterminated(at: quote) }
       if p[i] == 0x22 {
         pos = i &+ 1
         lastStringEscaped = true
@@ -451,6 +462,172 @@ internal struct _JSONScanner: ~Copyable {
     return (hasQuote | hasBackslash | hasControl | w) & high
   }
 
+  /// Decodes the escape whose backslash is at `i` into `buf`; advances `i`.
+  mutating func decodeEscape(at i: inout Int, quote: Int) throws(JSONError) {
+    guard i &+ 1 < end else { throw input.errorUnterminated(at: quote) }
+    let e = p[i &+ 1]
+    switch e {
+    case 0x22, 0x5C, 0x2F: buf.push(e)  // " \ /
+    case 0x62: buf.push(0x08)  // b
+    case 0x66: buf.push(0x0C)  // f
+    case 0x6E: buf.push(0x0A)  // n
+    case 0x72: buf.push(0x0D)  // r
+    case 0x74: buf.push(0x09)  // t
+    case 0x75:  // u
+      guard let u = input.hex4(at: i &+ 2) else { throw input.errorBadUnicodeEscape(at: i) }
+      var scalar = u
+      var consumed = 6
+      if u >= 0xD800 && u <= 0xDBFF {
+        let j = i &+ 6
+        guard j &+ 1 < end, p[j] == 0x5C, p[j &+ 1] == 0x75 else {
+          throw input.errorLoneSurrogate(u, at: i)
+        }
+        guard let lo = input.hex4(at: j &+ 2) else { throw input.errorBadUnicodeEscape(at: j) }
+        guard lo >= 0xDC00 && lo <= 0xDFFF else { throw input.errorLoneSurrogate(u, at: i) }
+        scalar = 0x10000 &+ ((u &- 0xD800) &<< 10) &+ (lo &- 0xDC00)
+        consumed = 12
+      } else if u >= 0xDC00 && u <= 0xDFFF {
+        throw input.errorLoneSurrogate(u, at: i)
+      }
+      appendUTF8(scalar)
+      i &+= consumed
+      return
+    default:
+      throw input.errorBadEscape(at: i)
+    }
+    i &+= 2
+  }
+
+  @inline(__always)
+  mutating func appendUTF8(_ s: UInt32) {
+    if buf.count &+ 4 > buf.capacity { buf.grow(minimumCapacity: buf.count &+ 4) }
+    let out = buf.base + buf.count
+    if s < 0x80 {
+      out[0] = UInt8(truncatingIfNeeded: s)
+      buf.count &+= 1
+    } else if s < 0x800 {
+      out[0] = UInt8(truncatingIfNeeded: 0xC0 | (s &>> 6))
+      out[1] = UInt8(truncatingIfNeeded: 0x80 | (s & 0x3F))
+      buf.count &+= 2
+    } else if s < 0x10000 {
+      out[0] = UInt8(truncatingIfNeeded: 0xE0 | (s &>> 12))
+      out[1] = UInt8(truncatingIfNeeded: 0x80 | ((s &>> 6) & 0x3F))
+      out[2] = UInt8(truncatingIfNeeded: 0x80 | (s & 0x3F))
+      buf.count &+= 3
+    } else {
+      out[0] = UInt8(truncatingIfNeeded: 0xF0 | (s &>> 18))
+      out[1] = UInt8(truncatingIfNeeded: 0x80 | ((s &>> 12) & 0x3F))
+      out[2] = UInt8(truncatingIfNeeded: 0x80 | ((s &>> 6) & 0x3F))
+      out[3] = UInt8(truncatingIfNeeded: 0x80 | (s & 0x3F))
+      buf.count &+= 4
+    }
+  }
+
+  // MARK: Numbers
+
+  static let powersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  @inline(__always)
+  static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+  /// Parses a number starting at `pos` ('-' or a digit).
+  mutating func parseNumber() throws(JSONError) -> Double {
+    let start = pos
+    var i = pos
+    let negative = p[i] == 0x2D
+    if negative {
+      i &+= 1
+      guard i < end, Self.isDigit(p[i]) else { throw input.errorNumber("expected digit after '-'", at: i) }
+    }
+
+    var mantissa: UInt64 = 0
+    var significant = 0  // significant digits taken into `mantissa`
+    var truncated = false  // more than 19 significant digits
+    var exponent = 0
+
+    if p[i] == 0x30 {
+      i &+= 1
+      if i < end && Self.isDigit(p[i]) {
+        throw input.errorNumber("leading zero in number", at: i &- 1)
+      }
+    } else {
+      repeat {
+        let d = UInt64(p[i] &- 0x30)
+        if significant < 19 {
+          mantissa = mantissa &* 10 &+ d
+          significant &+= 1
+        } else {
+          truncated = true
+        }
+        i &+= 1
+      } while i < end && Self.isDigit(p[i])
+    }
+
+    if i < end && p[i] == 0x2E {  // .
+      i &+= 1
+      guard i < end, Self.isDigit(p[i]) else {
+        throw input.errorNumber("expected digit after decimal point", at: i)
+      }
+      repeat {
+        let d = UInt64(p[i] &- 0x30)
+        if significant < 19 {
+          mantissa = mantissa &* 10 &+ d
+          if mantissa != 0 { significant &+= 1 }
+          exponent &-= 1
+        } else {
+          truncated = true
+        }
+        i &+= 1
+      } while i < end && Self.isDigit(p[i])
+    }
+
+    if i < end && (p[i] | 0x20) == 0x65 {  // e E
+      i &+= 1
+      var expNegative = false
+      if i < end && (p[i] == 0x2B || p[i] == 0x2D) {
+        expNegative = p[i] == 0x2D
+        i &+= 1
+      }
+      guard i < end, Self.isDigit(p[i]) else {
+        throw input.errorNumber("expected digit in exponent", at: i)
+      }
+      var e = 0
+      repeat {
+        if e < 1_000_000 { e = e &* 10 &+ Int(p[i] &- 0x30) }
+        i &+= 1
+      } while i < end && Self.isDigit(p[i])
+      exponent &+= expNegative ? -e : e
+    }
+    pos = i
+
+    if !truncated {
+      if mantissa == 0 { return negative ? -0.0 : 0.0 }
+      // Clinger's fast path: mantissa and 10^|e| are exact, one rounding.
+      if mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
+        var d = Double(mantissa)
+        if exponent < 0 {
+          d /= Self.powersOfTen[-exponent]
+        } else {
+          d *= Self.powersOfTen[exponent]
+        }
+        return negative ? -d : d
+      }
+    }
+    return try input.slowNumber(from: start, to: i)
+  }
+}
+
+/// The input bytes, and everything that only reads them: the hot scanning
+/// helpers and the (cold) error builders. Kept apart from the non-copyable
+/// scanner so that calling them never copies the scanner.
+@usableFromInline
+internal struct _JSONInput {
+  let p: UnsafePointer<UInt8>
+  let end: Int
+
   /// Advances over string content with no escapes, validating UTF-8 and
   /// rejecting control characters. Returns the index of the first '"' or
   /// '\\', or `end`.
@@ -460,7 +637,7 @@ internal struct _JSONScanner: ~Copyable {
     while true {
       while i &+ 8 <= end {
         let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-        let m = Self.specialMask(w)
+        let m = _JSONScanner.specialMask(w)
         if m != 0 {
           i &+= m.trailingZeroBitCount &>> 3
           break
@@ -510,42 +687,6 @@ internal struct _JSONScanner: ~Copyable {
     return 0
   }
 
-  /// Decodes the escape whose backslash is at `i` into `buf`; advances `i`.
-  mutating func decodeEscape(at i: inout Int, quote: Int) throws(JSONError) {
-    guard i &+ 1 < end else { throw errorUnterminated(at: quote) }
-    let e = p[i &+ 1]
-    switch e {
-    case 0x22, 0x5C, 0x2F: buf.push(e)  // " \ /
-    case 0x62: buf.push(0x08)  // b
-    case 0x66: buf.push(0x0C)  // f
-    case 0x6E: buf.push(0x0A)  // n
-    case 0x72: buf.push(0x0D)  // r
-    case 0x74: buf.push(0x09)  // t
-    case 0x75:  // u
-      guard let u = hex4(at: i &+ 2) else { throw errorBadUnicodeEscape(at: i) }
-      var scalar = u
-      var consumed = 6
-      if u >= 0xD800 && u <= 0xDBFF {
-        let j = i &+ 6
-        guard j &+ 1 < end, p[j] == 0x5C, p[j &+ 1] == 0x75 else {
-          throw errorLoneSurrogate(u, at: i)
-        }
-        guard let lo = hex4(at: j &+ 2) else { throw errorBadUnicodeEscape(at: j) }
-        guard lo >= 0xDC00 && lo <= 0xDFFF else { throw errorLoneSurrogate(u, at: i) }
-        scalar = 0x10000 &+ ((u &- 0xD800) &<< 10) &+ (lo &- 0xDC00)
-        consumed = 12
-      } else if u >= 0xDC00 && u <= 0xDFFF {
-        throw errorLoneSurrogate(u, at: i)
-      }
-      appendUTF8(scalar)
-      i &+= consumed
-      return
-    default:
-      throw errorBadEscape(at: i)
-    }
-    i &+= 2
-  }
-
   @inline(__always)
   func hex4(at k: Int) -> UInt32? {
     guard k &+ 4 <= end else { return nil }
@@ -563,127 +704,6 @@ internal struct _JSONScanner: ~Copyable {
       v = v &<< 4 | UInt32(d)
     }
     return v
-  }
-
-  @inline(__always)
-  mutating func appendUTF8(_ s: UInt32) {
-    if buf.count &+ 4 > buf.capacity { buf.grow(minimumCapacity: buf.count &+ 4) }
-    let out = buf.base + buf.count
-    if s < 0x80 {
-      out[0] = UInt8(truncatingIfNeeded: s)
-      buf.count &+= 1
-    } else if s < 0x800 {
-      out[0] = UInt8(truncatingIfNeeded: 0xC0 | (s &>> 6))
-      out[1] = UInt8(truncatingIfNeeded: 0x80 | (s & 0x3F))
-      buf.count &+= 2
-    } else if s < 0x10000 {
-      out[0] = UInt8(truncatingIfNeeded: 0xE0 | (s &>> 12))
-      out[1] = UInt8(truncatingIfNeeded: 0x80 | ((s &>> 6) & 0x3F))
-      out[2] = UInt8(truncatingIfNeeded: 0x80 | (s & 0x3F))
-      buf.count &+= 3
-    } else {
-      out[0] = UInt8(truncatingIfNeeded: 0xF0 | (s &>> 18))
-      out[1] = UInt8(truncatingIfNeeded: 0x80 | ((s &>> 12) & 0x3F))
-      out[2] = UInt8(truncatingIfNeeded: 0x80 | ((s &>> 6) & 0x3F))
-      out[3] = UInt8(truncatingIfNeeded: 0x80 | (s & 0x3F))
-      buf.count &+= 4
-    }
-  }
-
-  // MARK: Numbers
-
-  static let powersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-  ]
-
-  @inline(__always)
-  static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
-
-  /// Parses a number starting at `pos` ('-' or a digit).
-  mutating func parseNumber() throws(JSONError) -> Double {
-    let start = pos
-    var i = pos
-    let negative = p[i] == 0x2D
-    if negative {
-      i &+= 1
-      guard i < end, Self.isDigit(p[i]) else { throw errorNumber("expected digit after '-'", at: i) }
-    }
-
-    var mantissa: UInt64 = 0
-    var significant = 0  // significant digits taken into `mantissa`
-    var truncated = false  // more than 19 significant digits
-    var exponent = 0
-
-    if p[i] == 0x30 {
-      i &+= 1
-      if i < end && Self.isDigit(p[i]) {
-        throw errorNumber("leading zero in number", at: i &- 1)
-      }
-    } else {
-      repeat {
-        let d = UInt64(p[i] &- 0x30)
-        if significant < 19 {
-          mantissa = mantissa &* 10 &+ d
-          significant &+= 1
-        } else {
-          truncated = true
-        }
-        i &+= 1
-      } while i < end && Self.isDigit(p[i])
-    }
-
-    if i < end && p[i] == 0x2E {  // .
-      i &+= 1
-      guard i < end, Self.isDigit(p[i]) else {
-        throw errorNumber("expected digit after decimal point", at: i)
-      }
-      repeat {
-        let d = UInt64(p[i] &- 0x30)
-        if significant < 19 {
-          mantissa = mantissa &* 10 &+ d
-          if mantissa != 0 { significant &+= 1 }
-          exponent &-= 1
-        } else {
-          truncated = true
-        }
-        i &+= 1
-      } while i < end && Self.isDigit(p[i])
-    }
-
-    if i < end && (p[i] | 0x20) == 0x65 {  // e E
-      i &+= 1
-      var expNegative = false
-      if i < end && (p[i] == 0x2B || p[i] == 0x2D) {
-        expNegative = p[i] == 0x2D
-        i &+= 1
-      }
-      guard i < end, Self.isDigit(p[i]) else {
-        throw errorNumber("expected digit in exponent", at: i)
-      }
-      var e = 0
-      repeat {
-        if e < 1_000_000 { e = e &* 10 &+ Int(p[i] &- 0x30) }
-        i &+= 1
-      } while i < end && Self.isDigit(p[i])
-      exponent &+= expNegative ? -e : e
-    }
-    pos = i
-
-    if !truncated {
-      if mantissa == 0 { return negative ? -0.0 : 0.0 }
-      // Clinger's fast path: mantissa and 10^|e| are exact, one rounding.
-      if mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
-        var d = Double(mantissa)
-        if exponent < 0 {
-          d /= Self.powersOfTen[-exponent]
-        } else {
-          d *= Self.powersOfTen[exponent]
-        }
-        return negative ? -d : d
-      }
-    }
-    return try slowNumber(from: start, to: i)
   }
 
   @inline(never)
@@ -749,7 +769,7 @@ internal struct _JSONScanner: ~Copyable {
   }
 
   @inline(never)
-  func errorTooDeep(at i: Int) -> JSONError {
+  func errorTooDeep(at i: Int, maxDepth: Int) -> JSONError {
     JSONError(message: "invalid JSON: nesting deeper than \(maxDepth) levels", offset: i)
   }
 

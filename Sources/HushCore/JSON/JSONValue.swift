@@ -112,7 +112,7 @@ public struct JSONObject: Sendable {
   @usableFromInline internal var _index: [String: Int]?
 
   /// Objects with more keys than this get a dictionary index.
-  public static var indexThreshold: Int { 16 }
+  @usableFromInline internal static var indexThreshold: Int { 16 }
 
   @inlinable
   public init() {

@@ -22,22 +22,22 @@ public struct JSONWriter: Sendable {
       writeString(s)
     case .array(let a):
       bytes.append(0x5B)  // [
-      var first = true
-      for element in a {
-        if !first { bytes.append(0x2C) }
-        first = false
-        write(element)
+      a.withUnsafeBufferPointer { elements in
+        for i in elements.indices {
+          if i != 0 { bytes.append(0x2C) }
+          write(elements[i])
+        }
       }
       bytes.append(0x5D)  // ]
     case .object(let o):
       bytes.append(0x7B)  // {
-      var first = true
-      for pair in o._pairs {
-        if !first { bytes.append(0x2C) }
-        first = false
-        writeString(pair.key)
-        bytes.append(0x3A)  // :
-        write(pair.value)
+      o._pairs.withUnsafeBufferPointer { pairs in
+        for i in pairs.indices {
+          if i != 0 { bytes.append(0x2C) }
+          writeString(pairs[i].key)
+          bytes.append(0x3A)  // :
+          write(pairs[i].value)
+        }
       }
       bytes.append(0x7D)  // }
     }
@@ -48,9 +48,24 @@ public struct JSONWriter: Sendable {
   /// non-ASCII, U+2028/U+2029 and DEL, is written as raw UTF-8.
   public mutating func writeString(_ s: String) {
     bytes.append(0x22)
-    var s = s
-    s.withUTF8 { u in appendEscaped(u) }
+    if s.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+      var s = s
+      s.withUTF8 { appendEscaped($0) }
+    }
     bytes.append(0x22)
+  }
+
+  /// High bit set in the bytes of `w` that are '"', '\\' or < 0x20; only the
+  /// lowest flagged byte is exact.
+  @inline(__always)
+  private static func escapeMask(_ w: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let q = w ^ (ones &* 0x22)
+    let b = w ^ (ones &* 0x5C)
+    let hasQuote = (q &- ones) & ~q
+    let hasBackslash = (b &- ones) & ~b
+    let hasControl = (w &- ones &* 0x20) & ~w
+    return (hasQuote | hasBackslash | hasControl) & 0x8080_8080_8080_8080
   }
 
   @inline(__always)
@@ -59,12 +74,25 @@ public struct JSONWriter: Sendable {
     let n = u.count
     var runStart = 0
     var i = 0
-    while i < n {
-      let c = base[i]
-      if c >= 0x20 && c != 0x22 && c != 0x5C {
-        i &+= 1
-        continue
+    while true {
+      // Find the next byte that needs escaping, 8 bytes at a time.
+      while i &+ 8 <= n {
+        let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        let m = JSONWriter.escapeMask(w)
+        if m != 0 {
+          i &+= m.trailingZeroBitCount &>> 3
+          break
+        }
+        i &+= 8
       }
+      // Here base[i] needs escaping, or fewer than 8 bytes are left.
+      while i < n {
+        let c = base[i]
+        if c < 0x20 || c == 0x22 || c == 0x5C { break }
+        i &+= 1
+      }
+      if i >= n { break }
+      let c = base[i]
       if runStart < i {
         bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i &- runStart))
       }
