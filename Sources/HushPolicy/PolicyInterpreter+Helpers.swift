@@ -43,8 +43,9 @@ extension PolicyInterpreter {
         case LUA_TSTRING:
             return Person(handle: lua.string(at: index))
         case LUA_TTABLE:
-            let value = lua.value(at: index, depth: 2)
-            let table = value.tableValue!
+            guard let table = lua.value(at: index, depth: 2, maxValues: 10_000).tableValue else {
+                throw LuaState.HostError("hush.\(function): the person table is too large")
+            }
             let aliases = table["aliases"]?.tableValue?.array.compactMap(\.stringValue) ?? []
             let handle = table["handle"]?.stringValue
             guard handle != nil || !aliases.isEmpty else { throw LuaState.HostError("hush.\(function): the person has no handle") }
@@ -57,8 +58,11 @@ extension PolicyInterpreter {
     private func options(_ L: OpaquePointer, function: String, keys: [String]) throws(LuaState.HostError) -> LuaTable {
         let type = lua_type(L, 1)
         if type == LUA_TNONE || type == LUA_TNIL { return LuaTable() }
-        guard type == LUA_TTABLE, let table = lua.value(at: 1, depth: 3).tableValue else {
+        guard type == LUA_TTABLE else {
             throw LuaState.HostError("hush.\(function) expects a table of options { \(keys.map { "\($0) = …" }.joined(separator: ", ")) }")
+        }
+        guard let table = lua.value(at: 1, depth: 3, maxValues: 10_000).tableValue else {
+            throw LuaState.HostError("hush.\(function): the options table is too large")
         }
         for key in table.stringKeys where !keys.contains(key) {
             throw LuaState.HostError("hush.\(function): unknown option '\(key)'\(Spelling.hint(for: key, in: keys))")

@@ -57,10 +57,14 @@ public final class PolicyInterpreter: RuleRunning {
             }
         }
 
-        // Read what the files declared, with raw reads only.
+        // Read what the files declared, with raw reads only, copying at most `Self.maxDeclaredValues`
+        // values in all (tables sharing subtables could otherwise make exponentially many).
         lua.pushReference(problemsRef)
         let recordedProblems = lua.value(at: -1, depth: 3)
         lua.pop()
+        if recordedProblems == LuaState.tooLarge {
+            problems.add(sources.first?.name ?? "policy", 0, "too many problems to list; fix the first ones and check again")
+        }
         for item in recordedProblems.tableValue?.array ?? [] {
             guard let t = item.tableValue else { continue }
             problems.add(t["file"]?.stringValue ?? "policy", t["line"]?.intValue ?? 0, t["message"]?.stringValue ?? "invalid declaration")
@@ -68,10 +72,20 @@ public final class PolicyInterpreter: RuleRunning {
         lua.pushReference(declarationsRef)
         let count = lua_rawlen(lua.L, -1)
         var builder = PolicyBuilder(problems: problems)
+        var budget = Self.maxDeclaredValues
         if count > 0 {
             for i in 1...count {
                 _ = lua_rawgeti(lua.L, -1, lua_Integer(i))
-                let entry = lua.value(at: -1, depth: 12)
+                let entry = lua.value(at: -1, depth: 12, budget: &budget)
+                if entry == LuaState.tooLarge {
+                    var small = 16
+                    let head = lua.value(at: -1, depth: 1, budget: &small).tableValue
+                    lua.pop()
+                    let what = [head?["kind"]?.stringValue, head?["name"]?.stringValue.map { "\"\($0)\"" }].compactMap { $0 }.joined(separator: " ")
+                    problems.add(head?["file"]?.stringValue ?? "policy", head?["line"]?.intValue ?? 0,
+                                 "\(what.isEmpty ? "a declaration" : what): too large to read (a policy's declarations may hold \(Self.maxDeclaredValues) values in all)")
+                    break
+                }
                 lua.pop()
                 guard let t = entry.tableValue, let kind = t["kind"]?.stringValue else { continue }
                 builder.add(Declaration(kind: kind, name: t["name"]?.stringValue, body: t["body"],
@@ -92,6 +106,9 @@ public final class PolicyInterpreter: RuleRunning {
     public func copy() throws(PolicyLoadError) -> PolicyInterpreter {
         try PolicyInterpreter(sources: sources, limits: lua.limits)
     }
+
+    /// How many values all of a policy's declarations may hold together.
+    static let maxDeclaredValues = 1_000_000
 
     static func explain(_ error: LuaError) -> String {
         switch error.kind {
@@ -129,6 +146,7 @@ public final class PolicyInterpreter: RuleRunning {
             lua.pushReference(notificationView)
             lua.pushReference(contextView)
             var report = RuleReport(rule: info)
+            let exhaustedBefore = lua.budgetExhausted
             do {
                 try lua.call(arguments: 2, results: 1)
                 switch readChanges() {
@@ -139,7 +157,14 @@ public final class PolicyInterpreter: RuleRunning {
                     report.error = "\(info.location): \(message)"
                 }
             } catch {
-                report.error = error.description
+                // Every error names a place: the rule's own when Lua gave none.
+                if exhaustedBefore {
+                    report.error = "\(info.location): not run: \(error.message)"
+                } else if error.file == nil {
+                    report.error = "\(info.location): \(error.message)"
+                } else {
+                    report.error = error.description
+                }
             }
             lua.top = top
             report.notes = notes

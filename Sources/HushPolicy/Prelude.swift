@@ -8,7 +8,6 @@ enum Prelude {
     static let source = #"""
 local callsite, declarations, problems = ...
 local type, tostring, select, rawget, error = type, tostring, select, rawget, error
-local setmetatable = setmetatable
 
 local function here()
   -- level 3: the policy code that called the declaration function
@@ -95,12 +94,5 @@ function rule(name, fn, ...)
   record("rule", name, fn, file, line)
 end
 
--- No finalizers: a __gc would run policy code at arbitrary moments, inside the host.
-function _G.setmetatable(t, mt)
-  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-    error("__gc metamethods are not allowed in a policy", 2)
-  end
-  return setmetatable(t, mt)
-end
 """#
 }

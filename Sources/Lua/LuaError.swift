@@ -39,18 +39,26 @@ public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     static func splitLocation(_ text: Substring) -> (String?, Int?, String) {
-        // "[string \"...\"]:3: msg" or "policies/a.lua:12: msg"
+        // "[string \"...\"]:3: msg" or "policies/a.lua:12: msg": the place is everything before
+        // the first ":<digits>:" on the first line (a file name may hold colons itself).
         var searchStart = text.startIndex
         if text.hasPrefix("[string \""), let close = text.firstRange(of: "\"]:") {
             searchStart = text.index(before: close.upperBound)
         }
-        guard let colon = text[searchStart...].firstIndex(of: ":") else { return (nil, nil, String(text)) }
-        let afterColon = text.index(after: colon)
-        guard let secondColon = text[afterColon...].firstIndex(of: ":"),
-              let line = Int(text[afterColon..<secondColon]) else { return (nil, nil, String(text)) }
-        let file = String(text[text.startIndex..<colon])
-        var message = text[text.index(after: secondColon)...]
-        if message.first == " " { message = message.dropFirst() }
-        return (file, line, String(message))
+        let firstLine = text[searchStart...].prefix { $0 != "\n" }
+        var rest = firstLine[...]
+        while let colon = rest.firstIndex(of: ":") {
+            let afterColon = text.index(after: colon)
+            guard let secondColon = firstLine[afterColon...].firstIndex(of: ":") else { break }
+            let digits = text[afterColon..<secondColon]
+            if colon > text.startIndex, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let line = Int(digits) {
+                let file = String(text[text.startIndex..<colon])
+                var message = text[text.index(after: secondColon)...]
+                if message.first == " " { message = message.dropFirst() }
+                return (file, line, String(message))
+            }
+            rest = firstLine[afterColon...]
+        }
+        return (nil, nil, String(text))
     }
 }

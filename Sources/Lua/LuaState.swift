@@ -85,17 +85,20 @@ public final class LuaState {
 
     // MARK: running code
 
-    /// Compiles a text chunk (bytecode is refused) and leaves the function on the stack.
+    /// Compiles a text chunk (bytecode is refused) and leaves the function on the stack. The chunk
+    /// name is a file name; one starting with "=" or "@" is passed to Lua as it is.
     public func load(_ text: String, chunkName: String) throws(LuaError) {
         var text = text
+        let name = chunkName.hasPrefix("=") || chunkName.hasPrefix("@") ? chunkName : "@" + chunkName
+        if name.utf8.count >= Self.chunkIDSize, !longChunkNames.contains(chunkName) { longChunkNames.append(chunkName) }
         let status = text.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
-                hush_load_text(sandbox, chars.baseAddress, chars.count, "@" + chunkName)
+                hush_load_text(sandbox, chars.baseAddress, chars.count, name)
             }
         }
         if Int(status) != HUSH_OK {
             let message = popString()
-            throw LuaError(kind: Int(status) == HUSH_MEMORY ? .memory : .syntax, raw: message)
+            throw restoringFile(LuaError(kind: Int(status) == HUSH_MEMORY ? .memory : .syntax, raw: message))
         }
     }
 
@@ -115,8 +118,23 @@ public final class LuaState {
             case HUSH_MEMORY: .memory
             default: .runtime
             }
-            throw LuaError(kind: kind, raw: message)
+            throw restoringFile(LuaError(kind: kind, raw: message))
         }
+    }
+
+    /// Lua shortens chunk names in messages to LUA_IDSIZE bytes ("...end/of/the/path.lua"); the
+    /// long names loaded so far let an error name its file in full again.
+    private static let chunkIDSize = 60
+    private var longChunkNames: [String] = []
+
+    private func restoringFile(_ error: LuaError) -> LuaError {
+        guard let file = error.file, file.hasPrefix("...") else { return error }
+        let tail = file.dropFirst(3)
+        let matches = longChunkNames.filter { $0.hasSuffix(tail) }
+        guard matches.count == 1 else { return error }
+        var error = error
+        error.file = matches[0].hasPrefix("@") ? String(matches[0].dropFirst()) : matches[0]
+        return error
     }
 
     /// Loads and runs a chunk inside its own budget window (using `limits.forLoading`).
@@ -168,8 +186,13 @@ public final class LuaState {
     public func push(_ value: Bool) { lua_pushboolean(L, value ? 1 : 0) }
     public func pushNil() { lua_pushnil(L) }
 
-    /// Pushes a value copied from Swift (tables become fresh tables).
+    /// Pushes a value copied from Swift (tables become fresh tables). Entries whose key Lua
+    /// cannot hold (nil, NaN, `.other`) are left out.
     public func push(_ value: LuaValue) {
+        if case .table = value, lua_checkstack(L, 3) == 0 {
+            lua_pushnil(L) // the parent made room for this value, not for a table's key and value
+            return
+        }
         switch value {
         case .nil, .other: lua_pushnil(L)
         case .boolean(let b): push(b)
@@ -184,6 +207,11 @@ public final class LuaState {
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
             for entry in table.entries {
+                switch entry.key {
+                case .nil, .other: continue
+                case .number(let d) where d.isNaN: continue
+                default: break
+                }
                 push(entry.key)
                 push(entry.value)
                 lua_rawset(L, -3)
@@ -207,14 +235,28 @@ public final class LuaState {
         hush_push_view(L, index, baseID, name)
     }
 
+    /// The `.other` a table too large to copy becomes (see `value(at:depth:budget:)`).
+    public static let tooLarge = LuaValue.other("table (too large)")
+
     /// Copies the value at `index` into Swift with raw reads. Tables deeper than `depth` or seen
-    /// twice (cycles) become `.other("table")`; functions are kept as registry references.
-    public func value(at index: Int32, depth: Int = 16) -> LuaValue {
-        var seen: Set<UnsafeRawPointer> = []
-        return value(at: lua_absindex(L, index), depth: depth, seen: &seen)
+    /// twice (cycles) become `.other("table")`; functions are kept as registry references. At most
+    /// `maxValues` values are copied: past that the whole value is `LuaState.tooLarge`.
+    public func value(at index: Int32, depth: Int = 16, maxValues: Int = 100_000) -> LuaValue {
+        var budget = maxValues
+        return value(at: index, depth: depth, budget: &budget)
     }
 
-    private func value(at index: Int32, depth: Int, seen: inout Set<UnsafeRawPointer>) -> LuaValue {
+    /// Like `value(at:depth:)`, counting the values copied against `budget`, which several reads
+    /// can share. When it runs out the table being read, and every table holding it, is
+    /// `LuaState.tooLarge`: a small table can reach exponentially many values through shared
+    /// subtables, and copying a table is never partial.
+    public func value(at index: Int32, depth: Int = 16, budget: inout Int) -> LuaValue {
+        var seen: Set<UnsafeRawPointer> = []
+        return value(at: lua_absindex(L, index), depth: depth, seen: &seen, budget: &budget)
+    }
+
+    private func value(at index: Int32, depth: Int, seen: inout Set<UnsafeRawPointer>, budget: inout Int) -> LuaValue {
+        budget -= 1
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE: return .nil
         case LUA_TBOOLEAN: return .boolean(lua_toboolean(L, index) != 0)
@@ -231,17 +273,24 @@ public final class LuaState {
             let ref = luaL_ref(L, clua_registryindex())
             return .function(LuaFunctionRef(reference: ref, source: source, line: Int(debug.linedefined)))
         case LUA_TTABLE:
+            guard budget >= 0 else { return Self.tooLarge }
             guard depth > 0, let pointer = lua_topointer(L, index), seen.insert(pointer).inserted else {
                 return .other("table")
             }
+            defer { seen.remove(pointer) }
+            // Each level holds a key and a value on the stack while reading the next one (a
+            // function value takes two more).
+            guard lua_checkstack(L, 4) != 0 else { return .other("table") }
             var table = LuaTable()
             let length = lua_rawlen(L, index)
             if length > 0 {
-                table.array.reserveCapacity(Int(length))
+                table.array.reserveCapacity(min(Int(length), max(budget, 0) + 1))
                 for i in 1...length {
                     _ = lua_rawgeti(L, index, lua_Integer(i))
-                    table.array.append(value(at: lua_gettop(L), depth: depth - 1, seen: &seen))
+                    let element = value(at: lua_gettop(L), depth: depth - 1, seen: &seen, budget: &budget)
                     pop()
+                    if budget < 0 { return Self.tooLarge }
+                    table.array.append(element)
                 }
             }
             lua_pushnil(L)
@@ -251,12 +300,15 @@ public final class LuaState {
                     let i = lua_tointegerx(L, valueIndex - 1, nil)
                     if i >= 1 && i <= lua_Integer(length) { pop(); continue }
                 }
-                let key = value(at: valueIndex - 1, depth: 0, seen: &seen)
-                let element = value(at: valueIndex, depth: depth - 1, seen: &seen)
+                let key = value(at: valueIndex - 1, depth: 0, seen: &seen, budget: &budget)
+                let element = value(at: valueIndex, depth: depth - 1, seen: &seen, budget: &budget)
+                if budget < 0 {
+                    pop(2)
+                    return Self.tooLarge
+                }
                 table.entries.append(LuaTableEntry(key: key, value: element))
                 pop()
             }
-            seen.remove(pointer)
             return .table(table)
         case LUA_TUSERDATA, LUA_TLIGHTUSERDATA: return .other("userdata")
         case LUA_TTHREAD: return .other("thread")
@@ -283,6 +335,7 @@ extension LuaLimits {
                     grace_nanoseconds: Int64(graceMilliseconds * 1_000_000),
                     instruction_limit: Int64(instructionLimit),
                     pattern_steps: Int64(patternSteps),
-                    string_bytes: stringBytes)
+                    string_bytes: stringBytes,
+                    time_nanoseconds: timeLimitMilliseconds > 0 ? Int64(timeLimitMilliseconds * 1_000_000) : 0)
     }
 }

@@ -58,6 +58,11 @@ public struct LuaFunctionRef: Sendable, Hashable {
 public struct LuaTableEntry: Sendable, Hashable {
     public var key: LuaValue
     public var value: LuaValue
+
+    public init(key: LuaValue, value: LuaValue) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// A table snapshot: `array` holds keys 1...n, `entries` every other key in traversal order.

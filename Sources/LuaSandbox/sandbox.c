@@ -20,11 +20,14 @@ struct hush_sandbox {
 
     size_t memory_in_use;
     int enforce_memory;          // only while Lua code runs: host pushes never fail on the cap
-    int memory_exhausted;
+    int alloc_failed;            // an allocation was refused in this window (Lua may have
+                                 // collected garbage and retried it successfully)
+    int memory_exhausted;        // a memory error was raised in this window
 
     _Atomic int64_t deadline;    // monotonic ns after which counting starts; 0 when idle
     _Atomic int armed;           // the watchdog has installed the count hook
     int64_t instructions_left;   // once armed
+    int64_t hard_deadline;       // monotonic ns at which the window's time is up; 0: no limit
     int budget_exhausted;
 
     pthread_mutex_t hook_lock;   // serialises arming (watchdog) and disarming (owner)
@@ -57,7 +60,8 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     if (S->enforce_memory && nsize > old && S->memory_in_use + (nsize - old) > S->limits.memory_bytes) {
-        S->memory_exhausted = 1;
+        // Not yet an overrun: Lua collects garbage and retries, and only raises if that fails too.
+        S->alloc_failed = 1;
         return NULL;
     }
     void *p = realloc(ptr, nsize);
@@ -138,7 +142,8 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     hush_sandbox *S = sandbox_of(L);
     int64_t deadline = atomic_load(&S->deadline);
-    if (deadline == 0 || monotonic_ns() < deadline) {
+    int64_t now = monotonic_ns();
+    if (deadline == 0 || now < deadline) {
         // Armed late, after the window it was meant for: this window has time left.
         pthread_mutex_lock(&S->hook_lock);
         disarm(S);
@@ -146,19 +151,30 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
         return;
     }
     S->instructions_left -= HOOK_STEP;
-    if (S->instructions_left <= 0 || S->budget_exhausted) {
+    int out_of_time = S->hard_deadline != 0 && now >= S->hard_deadline;
+    if (S->instructions_left <= 0 || out_of_time || S->budget_exhausted) {
         S->budget_exhausted = 1;
-        luaL_error(L, "instruction budget exceeded (%I instructions after %d ms)",
-                   (lua_Integer)S->limits.instruction_limit,
-                   (int)(S->limits.grace_nanoseconds / 1000000));
+        luaL_where(L, 0); // the line that was running, not its caller
+        if (out_of_time && S->instructions_left > 0)
+            lua_pushfstring(L, "time limit exceeded (%d ms, mostly inside library functions)",
+                            (int)(S->limits.time_nanoseconds / 1000000));
+        else
+            lua_pushfstring(L, "instruction budget exceeded (%I instructions after %d ms)",
+                            (lua_Integer)S->limits.instruction_limit,
+                            (int)(S->limits.grace_nanoseconds / 1000000));
+        lua_concat(L, 2);
+        lua_error(L);
     }
 }
 
 void hush_budget_begin(hush_sandbox *S) {
     S->budget_exhausted = 0;
     S->memory_exhausted = 0;
+    S->alloc_failed = 0;
     S->instructions_left = S->limits.instruction_limit;
-    atomic_store(&S->deadline, monotonic_ns() + S->limits.grace_nanoseconds);
+    int64_t now = monotonic_ns();
+    S->hard_deadline = S->limits.time_nanoseconds > 0 ? now + S->limits.time_nanoseconds : 0;
+    atomic_store(&S->deadline, now + S->limits.grace_nanoseconds);
 }
 
 void hush_budget_end(hush_sandbox *S) {
@@ -174,8 +190,19 @@ int hush_budget_exhausted(hush_sandbox *S) { return S->budget_exhausted || S->me
 
 // MARK: protected calls
 
+/// Whether the error at `index` (raised with `status`) is the memory cap: a memory error from
+/// Lua's allocator, or lauxlib's buffers, which raise "not enough memory" as an ordinary error
+/// right after the allocator refused them. Records it for the window.
+static int note_memory_error(hush_sandbox *S, lua_State *L, int status, int index) {
+    if (status == LUA_ERRMEM) S->memory_exhausted = 1;
+    else if (S->alloc_failed && lua_type(L, index) == LUA_TSTRING && strcmp(lua_tostring(L, index), "not enough memory") == 0)
+        S->memory_exhausted = 1;
+    return S->memory_exhausted;
+}
+
 /// Message handler: a traceback for strings; never runs a user's __tostring (it may loop).
 static int message_handler(lua_State *L) {
+    note_memory_error(sandbox_of(L), L, LUA_ERRRUN, 1);
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) {
         if (lua_isnil(L, 1)) msg = "error with no message (nil)";
@@ -188,10 +215,7 @@ static int message_handler(lua_State *L) {
 static int classify(hush_sandbox *S, int status) {
     if (status == LUA_OK) return HUSH_OK;
     if (S->budget_exhausted) return HUSH_BUDGET;
-    if (status == LUA_ERRMEM || S->memory_exhausted) {
-        S->memory_exhausted = 1;
-        return HUSH_MEMORY;
-    }
+    if (note_memory_error(S, S->L, status, -1)) return HUSH_MEMORY;
     return HUSH_ERROR;
 }
 
@@ -226,10 +250,22 @@ int hush_load_text(hush_sandbox *S, const char *text, size_t length, const char 
     S->enforce_memory = 1;
     int status = luaL_loadbufferx(S->L, text, length, chunkname, "t");
     S->enforce_memory = 0;
-    return status == LUA_OK ? HUSH_OK : classify(S, status) == HUSH_MEMORY ? HUSH_MEMORY : HUSH_ERROR;
+    if (status == LUA_OK) return HUSH_OK;
+    return status == LUA_ERRMEM ? HUSH_MEMORY : HUSH_ERROR;
 }
 
 // MARK: trampolines
+
+/// Raises the message a host callback pushed, prefixed like luaL_error with the place in the Lua
+/// code that called the host function.
+static int raise_host_error(lua_State *L) {
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
 
 static int host_trampoline(lua_State *L) {
     hush_sandbox *S = sandbox_of(L);
@@ -238,7 +274,7 @@ static int host_trampoline(lua_State *L) {
     S->enforce_memory = 0; // Swift's pushes must not fail: a longjmp may not cross a Swift frame.
     int n = S->callback(S->context, L, function_id);
     S->enforce_memory = saved;
-    if (n < 0) return lua_error(L);
+    if (n < 0) return raise_host_error(L);
     return n;
 }
 
@@ -258,7 +294,7 @@ static int view_index(lua_State *L) {
     S->enforce_memory = 0;
     int n = S->callback(S->context, L, (int)lua_tointeger(L, lua_upvalueindex(2)) + field);
     S->enforce_memory = saved;
-    if (n < 0) return lua_error(L);
+    if (n < 0) return raise_host_error(L);
     return n > 0 ? 1 : 0;
 }
 
@@ -312,7 +348,7 @@ int hush_callsite(lua_State *L) {
 static int finish_pcall(lua_State *L, int status, lua_KContext extra) {
     hush_sandbox *S = sandbox_of(L);
     if (status != LUA_OK && status != LUA_YIELD) {
-        if (S->budget_exhausted || S->memory_exhausted) return lua_error(L);
+        if (S->budget_exhausted || note_memory_error(S, L, status, -1)) return lua_error(L);
         lua_pushboolean(L, 0);
         lua_pushvalue(L, -2);
         return 2;
@@ -328,9 +364,24 @@ static int sandbox_pcall(lua_State *L) {
     return finish_pcall(L, status, 0);
 }
 
+/// xpcall's message handler around the user's: after an overrun the user's handler is not run.
+/// (An error raised by the count hook calls the handler with hooks off: a looping handler could
+/// not be stopped.)
+static int xpcall_handler(lua_State *L) {
+    hush_sandbox *S = sandbox_of(L);
+    if (S->budget_exhausted || note_memory_error(S, L, LUA_ERRRUN, 1)) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 static int sandbox_xpcall(lua_State *L) {
     int n = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_handler, 1);
+    lua_replace(L, 2);
     lua_pushboolean(L, 1);
     lua_pushvalue(L, 1);
     lua_rotate(L, 3, 2);
@@ -360,6 +411,23 @@ static int sandbox_load(lua_State *L) {
         lua_pushvalue(L, 4);
         if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
     }
+    return 1;
+}
+
+/// setmetatable() without finalizers: a __gc would run script code at arbitrary moments (and at
+/// close), with the count hook off, so a looping one could not be stopped.
+static int sandbox_setmetatable(lua_State *L) {
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    if (t == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "__gc metamethods are not allowed in a policy");
+    }
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
     return 1;
 }
 
@@ -424,6 +492,8 @@ static int open_sandbox(lua_State *L) {
     lua_setfield(L, g, "load");
     lua_pushcfunction(L, sandbox_print);
     lua_setfield(L, g, "print");
+    lua_pushcfunction(L, sandbox_setmetatable);
+    lua_setfield(L, g, "setmetatable");
 
     // string: no dump, bounded pattern and repetition functions, a metatable nobody can reach.
     lua_getfield(L, g, LUA_STRLIBNAME);
@@ -493,3 +563,24 @@ lua_State *hush_sandbox_state(hush_sandbox *S) { return S->L; }
 void hush_sandbox_set_limits(hush_sandbox *S, hush_limits limits) { S->limits = limits; }
 
 size_t hush_sandbox_memory_in_use(hush_sandbox *S) { return S->memory_in_use; }
+
+// MARK: for tests only
+
+#ifdef DEBUG
+static int open_original_string(lua_State *L) {
+    lua_pushliteral(L, "");
+    int had_metatable = lua_getmetatable(L, -1);
+    luaopen_string(L);          // a fresh library table; it also replaces the string metatable
+    lua_setglobal(L, "orig");
+    if (had_metatable) lua_setmetatable(L, -2); // put the sandbox's protected metatable back
+    lua_pop(L, 1);
+    return 0;
+}
+
+int hush_testing_open_with_original_string(lua_State *L) {
+    lua_pushcfunction(L, open_original_string);
+    int status = lua_pcall(L, 0, 0, 0);
+    if (status != LUA_OK) lua_pop(L, 1);
+    return status;
+}
+#endif

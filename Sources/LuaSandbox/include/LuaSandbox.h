@@ -26,6 +26,9 @@ typedef struct hush_limits {
     int64_t instruction_limit;    // instructions allowed once counting has started
     int64_t pattern_steps;        // steps per call of string.find/match/gmatch/gsub
     size_t string_bytes;          // largest string string.rep/gsub may build
+    int64_t time_nanoseconds;     // wall-clock bound on a window, checked with the count hook:
+                                  // it stops scripts that spend their time inside C functions
+                                  // (each call cheap in instructions, dear in work); <= 0: none
 } hush_limits;
 
 /// A new interpreter with only the allowed libraries open. NULL when memory is exhausted.
@@ -39,7 +42,7 @@ size_t hush_sandbox_memory_in_use(hush_sandbox *sandbox);
 enum {
     HUSH_OK = 0,
     HUSH_ERROR = 1,            // a Lua error; message (with file:line when known) on the stack
-    HUSH_BUDGET = 2,           // the instruction budget ran out
+    HUSH_BUDGET = 2,           // the instruction budget (or the window's time limit) ran out
     HUSH_MEMORY = 3,           // the memory cap was reached
 };
 
@@ -70,6 +73,12 @@ void hush_push_view(lua_State *L, int map_index, int base_id, const char *name);
 /// Pushes the call site (`source`, `line`) of the Lua function `level` levels up; used by the
 /// policy prelude to remember where each declaration is.
 int hush_callsite(lua_State *L);
+
+/// FOR TESTS ONLY, defined in debug builds only (-DDEBUG): stores a fresh copy of Lua's ORIGINAL
+/// string library, the unbounded functions the sandbox replaced, in the global `orig`, to compare
+/// the bounded ones against (Tests/LuaTests/Fixtures/strlib_compare.lua). Never call it on a
+/// policy's interpreter. Returns LUA_OK or an error status.
+int hush_testing_open_with_original_string(lua_State *L);
 
 #ifdef __cplusplus
 }
