@@ -30,11 +30,11 @@ let package = Package(
         .executableTarget(name: "HushCLI", dependencies: ["Hush", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LuaTests", dependencies: ["Lua"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HushCoreTests", dependencies: ["HushCore"]),
-        .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore"]),
+        .testTarget(name: "HushCoreTests", dependencies: ["HushCore", "HushState"]),
+        .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore", "Lua"]),
         .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore"]),
         .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["HushCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["HushCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,6 +21,18 @@ public struct Decision: Sendable, Hashable {
         public var banner: Bool
         public var lockScreen: Bool
         public var bypassRinger: Bool
+
+        public init(sound: Bool, soundName: String?, volume: Double?, vibrate: Bool, wakeScreen: Bool, banner: Bool,
+                    lockScreen: Bool, bypassRinger: Bool) {
+            self.sound = sound
+            self.soundName = soundName
+            self.volume = volume
+            self.vibrate = vibrate
+            self.wakeScreen = wakeScreen
+            self.banner = banner
+            self.lockScreen = lockScreen
+            self.bypassRinger = bypassRinger
+        }
     }
 
     public struct Group: Sendable, Hashable {

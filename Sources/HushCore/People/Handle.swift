@@ -26,7 +26,8 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
         }
         if isPhone && digits.count >= 3 {
             kind = .phone
-            key = digits
+            // "00" is the international dialling prefix: 0049… is +49….
+            key = digits.hasPrefix("00") ? String(digits.dropFirst(2)) : digits
         } else {
             kind = .other
             key = text.lowercased()
@@ -41,9 +42,11 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
         guard kind == other.kind else { return false }
         if key == other.key { return true }
         guard kind == .phone else { return false }
-        let (short, long) = key.count < other.key.count ? (key, other.key) : (other.key, key)
+        var (short, long) = key.count < other.key.count ? (key, other.key) : (other.key, key)
+        // A national number may carry a trunk prefix 0 where the other side has the country code.
+        if short.hasPrefix("0") && !long.hasPrefix("0") { short.removeFirst() }
         let extra = long.count - short.count
-        return short.count >= 7 && extra <= 3 && long.hasSuffix(short)
+        return short.count >= 7 && extra >= 1 && extra <= 3 && long.hasSuffix(short)
     }
 }
 

@@ -416,12 +416,13 @@ struct Evaluation {
             return
         case .headphones:
             guard policy.announce.headphones else { return }
-            if let override = subject.announce { wanted = override }
-            else if let app = settings.announce { wanted = app }
+            if settings.announce == false { wanted = false } // never, whatever a rule says
+            else if let override = subject.announce { wanted = override }
+            else if settings.announce == true { wanted = true }
             else { wanted = communication?.sender != nil || subject.level >= .timeSensitive }
         case .carplay:
             guard policy.announce.carplay else { return }
-            if settings.announce == false && subject.announce != true { wanted = false }
+            if settings.announce == false { wanted = false }
             else if let override = subject.announce { wanted = override }
             else { wanted = communication?.kind == .message && communication?.sender != nil }
         }

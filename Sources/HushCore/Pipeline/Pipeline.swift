@@ -30,6 +30,16 @@ public struct Pipeline: Sendable {
         }
     }
 
+    /// What delivering a summary records: its notifications join the delivered list and their
+    /// groups, in presentation order (the first shown is the newest entry of its group).
+    public func deliveryChanges(forSummary notifications: [StoredNotification]) -> [StateChange] {
+        notifications.reversed().map { n in
+            var n = n
+            n.groupID = groupID(app: n.app, thread: n.threadID)
+            return .deliver(n)
+        }
+    }
+
     /// What one evaluation produced: the decision and what state should remember.
     public struct Outcome: Sendable {
         public var decision: Decision

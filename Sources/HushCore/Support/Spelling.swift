@@ -19,6 +19,8 @@ public enum Spelling {
     static func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        // Optimal string alignment: a swap of two neighbours ("levle") is one edit.
+        var older = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -26,8 +28,11 @@ public enum Spelling {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], older[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (older, previous, current) = (previous, current, older)
         }
         return previous[b.count]
     }

@@ -71,11 +71,13 @@ public final class ZoneClock: Sendable {
         // In a gap: find the transition between the two readings by bisection.
         var low = wall - Double(max(before, after)) // still before the transition
         var high = wall - Double(min(before, after)) // already after it
-        while high - low > 0.5 {
+        low = low.rounded(.down)
+        high = high.rounded(.up)
+        while high - low > 1 {
             let mid = ((low + high) / 2).rounded(.down)
             if offset(at: mid) == before { low = mid } else { high = mid }
         }
-        return high.rounded(.up)
+        return high
     }
 
     /// RFC 3339 in this zone.

@@ -1,0 +1,99 @@
+import HushCore
+import XCTest
+
+final class EnvelopeDecodingTests: XCTestCase {
+    func decode(_ json: String) throws -> Envelope {
+        try Envelope.decode(try JSONParser.parse(json), fallbackID: "generated")
+    }
+
+    func assertError(_ json: String, field: String?, contains words: String, line: UInt = #line) {
+        do {
+            _ = try decode(json)
+            XCTFail("expected an error for \(json)", line: line)
+        } catch let error as InputError {
+            XCTAssertEqual(error.field, field, line: line)
+            XCTAssertTrue(error.description.contains(words), "\(error.description)", line: line)
+        } catch {
+            XCTFail("unexpected \(error)", line: line)
+        }
+    }
+
+    func testEachErrorOfSpec() {
+        assertError("{\"payload\":{}}", field: "app", contains: "required")
+        assertError("{\"app\":\"a\"}", field: "payload", contains: "required")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":[]}}", field: "payload.aps", contains: "must be an object")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"interruption-level\":\"loud\"}}}", field: "payload.aps.interruption-level", contains: "\"loud\"")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"relevance-score\":1.5}}}", field: "payload.aps.relevance-score", contains: "0 to 1")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"relevance-score\":\"high\"}}}", field: "payload.aps.relevance-score", contains: "0 to 1")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":{\"summary-arg-count\":0}}}}", field: "payload.aps.alert.summary-arg-count", contains: "positive integer")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":{\"summary-arg-count\":1.5}}}}", field: "payload.aps.alert.summary-arg-count", contains: "positive integer")
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"sound\":{\"critical\":1,\"volume\":2}}}}", field: "payload.aps.sound.volume", contains: "0.0 to 1.0")
+        let big = String(repeating: "x", count: 4100)
+        assertError("{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"\(big)\"}}}", field: "payload", contains: "4096")
+        let collapse = String(repeating: "c", count: 65)
+        assertError("{\"app\":\"a\",\"headers\":{\"apns-collapse-id\":\"\(collapse)\"},\"payload\":{}}", field: "headers.apns-collapse-id", contains: "64")
+        assertError("{\"app\":\"a\",\"date\":\"yesterday\",\"payload\":{}}", field: "date", contains: "RFC 3339")
+        assertError("{\"app\":\"a\",\"date\":\"2026-02-30T10:00:00Z\",\"payload\":{}}", field: "date", contains: "RFC 3339")
+    }
+
+    func testVoIPPayloadLimitIs5120() throws {
+        let body = String(repeating: "x", count: 4500)
+        let json = "{\"app\":\"a\",\"headers\":{\"apns-push-type\":\"voip\"},\"payload\":{\"aps\":{},\"data\":\"\(body)\"}}"
+        XCTAssertNoThrow(try decode(json))
+        assertError(json.replacingOccurrences(of: "voip", with: "alert"), field: "payload", contains: "4096")
+    }
+
+    func testFieldsAndDefaults() throws {
+        let e = try decode("""
+            {"app":"com.example.chat","headers":{"apns-collapse-id":"c-1","apns-priority":"10"},
+             "payload":{"aps":{"alert":{"title":"T","subtitle":"S","body":"B","summary-arg":"Alice","summary-arg-count":2},
+                               "badge":3,"sound":"ping.caf","thread-id":"th","category":"MESSAGE","relevance-score":0.5,
+                               "filter-criteria":"work","interruption-level":"time-sensitive"},"custom":{"k":1}},
+             "communication":{"kind":"call","sender":{"handle":"+1 617 555 1212","name":"Alice","aliases":["a@x.com"]}},
+             "attachments":[{"type":"image"}]}
+            """)
+        XCTAssertEqual(e.id, "c-1")
+        XCTAssertFalse(e.idIsGenerated)
+        XCTAssertEqual(e.user, "default")
+        XCTAssertNil(e.date)
+        XCTAssertEqual(e.title, "T"); XCTAssertEqual(e.subtitle, "S"); XCTAssertEqual(e.body, "B")
+        XCTAssertEqual(e.summaryArgument, "Alice"); XCTAssertEqual(e.summaryArgumentCount, 2)
+        XCTAssertEqual(e.badge, 3); XCTAssertEqual(e.sound?.name, "ping.caf")
+        XCTAssertEqual(e.threadID, "th"); XCTAssertEqual(e.category, "MESSAGE"); XCTAssertEqual(e.relevance, 0.5)
+        XCTAssertEqual(e.filterCriteria, "work"); XCTAssertEqual(e.requestedLevel, .timeSensitive)
+        XCTAssertEqual(e.communication?.kind, .call); XCTAssertEqual(e.communication?.sender?.aliases, ["a@x.com"])
+        XCTAssertEqual(e.attachments, ["image"]); XCTAssertEqual(e.priority, 10)
+        XCTAssertEqual(e.payload["custom"]?["k"], .number(1))
+        let generated = try decode("{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}")
+        XCTAssertEqual(generated.id, "generated"); XCTAssertTrue(generated.idIsGenerated); XCTAssertEqual(generated.body, "hi")
+    }
+
+    func testContextDecoding() throws {
+        let c = try EvaluationContext.decode(try JSONParser.parse("{\"now\":\"2026-11-23T10:00:00+01:00\",\"timezone\":\"Europe/Berlin\",\"focus\":\"Work\",\"locked\":false,\"ringer\":\"silent\",\"audio\":\"carplay\"}"))
+        XCTAssertEqual(c.focus, .on("Work")); XCTAssertFalse(c.locked); XCTAssertEqual(c.ringer, .silent); XCTAssertEqual(c.audio, .carplay)
+        XCTAssertEqual(try EvaluationContext.decode(try JSONParser.parse("{\"focus\":false}")).focus, .off)
+        XCTAssertEqual(try EvaluationContext.decode(try JSONParser.parse("{}")), EvaluationContext())
+        XCTAssertThrowsError(try EvaluationContext.decode(try JSONParser.parse("{\"timezone\":\"Mars/Olympus\"}")))
+        XCTAssertThrowsError(try EvaluationContext.decode(try JSONParser.parse("{\"ringer\":\"loud\"}")))
+        XCTAssertThrowsError(try EvaluationContext.decode(try JSONParser.parse("{\"lockd\":true}")))
+    }
+
+    func testHandles() {
+        XCTAssertTrue(Handle("+1 617 555 1212").matches(Handle("6175551212")))
+        XCTAssertTrue(Handle("tel:(617) 555-1212").matches(Handle("+16175551212")))
+        XCTAssertTrue(Handle("mailto:Alice@Example.com").matches(Handle("alice@example.com")))
+        XCTAssertFalse(Handle("6175551212").matches(Handle("6175551213")))
+        XCTAssertFalse(Handle("555 1212").matches(Handle("+1 617 555 1212"))) // too short to be the same number
+        XCTAssertFalse(Handle("app-user-17").matches(Handle("app-user-1")))
+        XCTAssertTrue(Handle("App-User-17").matches(Handle("app-user-17")))
+    }
+
+    func testRFC3339() {
+        XCTAssertEqual(RFC3339.parse("1970-01-01T00:00:00Z"), 0)
+        XCTAssertEqual(RFC3339.parse("2026-11-23T10:00:00+01:00"), RFC3339.parse("2026-11-23T09:00:00Z"))
+        XCTAssertEqual(RFC3339.parse("2026-11-23T09:00:00.5Z"), RFC3339.parse("2026-11-23T09:00:00Z")! + 0.5)
+        XCTAssertNil(RFC3339.parse("2026-11-23 09:00"))
+        XCTAssertEqual(RFC3339.format(RFC3339.parse("2026-11-23T09:00:00Z")!, offset: 3600), "2026-11-23T10:00:00+01:00")
+        XCTAssertEqual(RFC3339.format(0, offset: 0), "1970-01-01T00:00:00Z")
+    }
+}
