@@ -1,0 +1,26 @@
+-- policies/default.lua: the default policy.
+--
+-- This is exactly what Hush does when you give it no policy at all (the built-in default):
+-- every app with its defaults, no Focus, no Scheduled Summary, no rules. Copy it to
+-- ~/.config/hush/policy.lua (or $XDG_CONFIG_HOME/hush/policy.lua) and make it yours.
+--
+-- What every app gets by default (SPEC §4), and what you might change:
+--   authorization = "authorized"   "provisional" lands quietly, "denied" drops everything
+--   critical_alerts = false        true lets the app's critical alerts ring through everything
+--   time_sensitive = true          false turns its time-sensitive notifications into active ones
+--   delivery = "prominent"         "quiet" puts them in the list without sound or banner
+--   sounds, badges, banners, lock_screen = true
+--   previews = "always"            "unlocked" or "never" shows a placeholder instead of the text
+--   grouping = "automatic"         by app and thread; "app" one group per app; "off" none
+--   summary = false                true holds the app's notifications for the Scheduled Summary
+--   name = the bundle id           the name Siri says and reasons use
+app "*" { grouping = "automatic" }
+
+-- Things to add next (see the other files in this folder and docs/writing-a-policy.md):
+--
+--   timezone "Europe/Berlin"                          -- schedules and summaries in your time
+--   app "com.example.news" { summary = true }          -- news waits for the summary...
+--   summary { at = { "08:00", "18:00" } }              -- ...delivered at 8 and 18
+--   focus "Work" { schedule = { days = "mon-fri", from = "09:00", to = "17:30" },
+--                  people = { "alice@example.com" } }  -- a Focus that only lets Alice through
+--   announce { headphones = true }                     -- Siri reads messages in your headphones
