@@ -52,12 +52,7 @@ public final class Session {
     public func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
         let batches = try store.takeDueSummaries(user: user, upTo: t)
         for batch in batches {
-            var changes: [StateChange] = []
-            for var n in batch.notifications.reversed() {
-                n.groupID = engine.pipeline.groupID(app: n.app, thread: n.threadID)
-                changes.append(.deliver(n))
-            }
-            try store.apply(changes)
+            try store.apply(engine.pipeline.deliveryChanges(forSummary: batch.notifications))
         }
         return batches
     }

@@ -1,31 +1,73 @@
 import ArgumentParser
+import Foundation
 import Hush
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Validate policy files without evaluating anything.",
-        discussion: "Prints every problem as file:line: message. Exit 0 when clean, 1 with problems, 2 when a file cannot be read.")
+        abstract: "Validate policies without evaluating anything.",
+        discussion: """
+            Each file is checked as a policy of its own (a directory: each of its .lua files); with \
+            --together, all of them as one policy, as `hush eval --policy A --policy B` would load \
+            them. Test files (*_test.lua) are checked as tests. Every problem is printed as \
+            file:line: message. Exit 0 when clean, 1 with problems, 2 when a file cannot be read.
+            """)
 
     @Argument(help: "Policy files or directories.")
     var policies: [String]
 
+    @Flag(help: "Check all the files as one policy.")
+    var together = false
+
     func run() throws {
-        let sources: [PolicySource]
-        do {
-            sources = try PolicyFiles.sources(paths: policies)
-        } catch {
-            Output.error("hush: \(error)")
-            throw ExitCode(2)
+        var files: [String] = []
+        for path in policies {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                Output.error("hush: \(path): no such file or directory")
+                throw ExitCode(2)
+            }
+            if isDirectory.boolValue {
+                let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+                    .filter { $0.hasSuffix(".lua") && !$0.hasPrefix(".") }.sorted()
+                files += names.map { (path as NSString).appendingPathComponent($0) }
+            } else {
+                files.append(path)
+            }
         }
-        do {
-            let engine = try Engine(sources: sources)
-            let p = engine.policy
-            Output.line("ok: \(sources.count) file\(sources.count == 1 ? "" : "s"), \(p.focuses.count) focus\(p.focuses.count == 1 ? "" : "es"), \(p.rules.count) rule\(p.rules.count == 1 ? "" : "s"), \(p.apps.count) app\(p.apps.count == 1 ? "" : "s")")
-        } catch {
-            for problem in error.problems { Output.line(problem.description) }
-            Output.line("\(error.problems.count) problem\(error.problems.count == 1 ? "" : "s")")
+        let tests = files.filter { $0.hasSuffix("_test.lua") }
+        let policyFiles = files.filter { !$0.hasSuffix("_test.lua") }
+        let groups: [[String]] = together ? (policyFiles.isEmpty ? [] : [policyFiles]) : policyFiles.map { [$0] }
+        var problems = 0
+        for group in groups {
+            let sources: [PolicySource]
+            do { sources = try PolicyFiles.sources(paths: group) } catch {
+                Output.error("hush: \(error)")
+                throw ExitCode(2)
+            }
+            do {
+                let p = try Engine(sources: sources).policy
+                let name = group.count == 1 ? group[0] : "\(group.count) files"
+                Output.line("\(name): ok (\(count(p.focuses.count, "focus", "focuses")), \(count(p.rules.count, "rule", "rules")), \(count(p.apps.count, "app", "apps")))")
+            } catch {
+                for problem in error.problems { Output.line(problem.description) }
+                problems += error.problems.count
+            }
+        }
+        for test in tests {
+            do {
+                let suite = try PolicyTestSuite(testFile: test)
+                Output.line("\(test): ok (\(count(suite.cases.count, "test", "tests")))")
+            } catch {
+                for problem in error.problems { Output.line(problem.description) }
+                problems += error.problems.count
+            }
+        }
+        if problems > 0 {
+            Output.line("\(count(problems, "problem", "problems"))")
             Output.flush()
             throw ExitCode(1)
         }
     }
+
+    private func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
 }

@@ -102,7 +102,7 @@ public struct PolicyTestSuite: Sendable {
                     problems.append(PolicyProblem(file: testFile, line: line, message: "test \"\(name)\" needs a table { notification = …, expect = … }"))
                     continue
                 }
-                let known = ["context", "before", "notification", "expect"]
+                let known = ["context", "interactions", "before", "notification", "expect"]
                 for key in spec.keys where !known.contains(key) {
                     problems.append(PolicyProblem(file: testFile, line: line, message: "test \"\(name)\": unknown key '\(key)'\(Spelling.hint(for: key, in: known))"))
                 }
@@ -200,6 +200,16 @@ return recorded
             }
         }
         do {
+            if let donated = test.spec["interactions"] {
+                guard case .array(let items) = donated else { return ["interactions: must be a list of interactions"] }
+                var list: [Interaction] = []
+                for (i, item) in items.enumerated() {
+                    do { list.append(try Interaction.decode(item)) } catch {
+                        return ["interactions[\(i + 1)].\(error.description)"]
+                    }
+                }
+                try session.store.addInteractions(list)
+            }
             if let before = test.spec["before"] {
                 guard case .array(let items) = before else { return ["before: must be a list of notifications"] }
                 for (i, item) in items.enumerated() {
@@ -224,6 +234,11 @@ return recorded
     /// Listed fields only: objects are compared key by key, arrays exactly, numbers by value.
     func compare(expected: JSONValue, got: JSONValue?, path: String, into messages: inout [String]) {
         let got = got ?? .null
+        // `{}` in Lua is both an empty list and an empty table.
+        if case .object(let e) = expected, e.isEmpty, case .array(let g) = got {
+            if !g.isEmpty { messages.append("\(path): expected [], got \(got.jsonString())") }
+            return
+        }
         if case .object(let e) = expected {
             guard case .object(let g) = got else {
                 messages.append("\(path.isEmpty ? "decision" : path): expected an object, got \(got.jsonString())")

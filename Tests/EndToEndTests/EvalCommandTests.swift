@@ -1,0 +1,119 @@
+import Foundation
+import XCTest
+
+final class EvalCommandTests: XCTestCase {
+    let policy = """
+        timezone "Europe/Berlin"
+        app "com.example.pager" { critical_alerts = true, name = "Pager" }
+        contact { handle = "alice@example.com", name = "Alice", aliases = { "+1 617 555 1212" } }
+        focus "Work" { people = { "alice@example.com" }, apps = { "com.example.mail" } }
+        rule("pages mentioning SEV1 are critical", function(n, ctx)
+          if n.app == "com.example.pager" and n.body:find("SEV1") then
+            return { level = "critical", reason = "SEV1 page" }
+          end
+        end)
+        """
+
+    func testStreamWithInvalidLinesKeepsOrderAndExitsOne() throws {
+        let policyFile = try HushBinary.file(policy, name: "policy", ext: "lua")
+        let context = try HushBinary.file("{\"focus\":\"Work\",\"locked\":true}")
+        let stream = """
+            {"app":"com.example.chat","id":"m1","payload":{"aps":{"alert":{"body":"Lunch?"}}},"communication":{"kind":"message","sender":{"handle":"tel:+16175551212"}}}
+            {"app":"com.example.chat","id":"m2","payload":{"aps":{"alert":"hi"}}}
+            not json at all
+            {"app":"com.example.pager","payload":{"aps":{"alert":"SEV1: db down"}}}
+
+            {"app":"com.example.x","payload":{"aps":{"relevance-score":2}}}
+            """
+        let run = try HushBinary.run(["eval", "--policy", policyFile.path, "--context", context.path, "--ephemeral"], stdin: stream)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        let lines = run.objects
+        XCTAssertEqual(lines.count, 5)
+        XCTAssertEqual(lines[0]["id"] as? String, "m1")
+        XCTAssertEqual(lines[0]["breakthrough"] as? String, "person")
+        XCTAssertEqual(lines[1]["delivery"] as? String, "silenced")
+        XCTAssertEqual(lines[2]["line"] as? Int, 3)
+        XCTAssertNotNil(lines[2]["error"] as? String)
+        XCTAssertEqual(lines[3]["level"] as? String, "critical")
+        XCTAssertEqual(lines[3]["breakthrough"] as? String, "critical")
+        XCTAssertEqual(lines[3]["rules"] as? [String], ["pages mentioning SEV1 are critical"])
+        XCTAssertEqual(lines[4]["line"] as? Int, 6)
+        XCTAssertTrue((lines[4]["error"] as? String ?? "").contains("relevance-score"))
+    }
+
+    func testDecisionHasEveryKeyOfTheContract() throws {
+        let run = try HushBinary.run(["eval", "--ephemeral"], stdin: "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"x\"}}}")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let d = try XCTUnwrap(run.objects.first)
+        for key in ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough", "alert", "badge",
+                    "announcement", "group", "placeholder", "summary_at", "replaces", "reasons", "rules", "errors"] {
+            XCTAssertTrue(d.keys.contains(key), "missing \(key)")
+        }
+        XCTAssertNil(d["trace"])
+        XCTAssertFalse((d["reasons"] as? [String] ?? []).isEmpty)
+    }
+
+    func testExplainAddsATraceWithRuleLocations() throws {
+        let policyFile = try HushBinary.file(policy, name: "policy", ext: "lua")
+        let run = try HushBinary.run(["eval", "--policy", policyFile.path, "--explain"],
+                                     stdin: "{\"app\":\"com.example.pager\",\"payload\":{\"aps\":{\"alert\":\"SEV1\"}}}")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let trace = try XCTUnwrap(run.objects.first?["trace"] as? [[String: Any]])
+        let ruleStep = try XCTUnwrap(trace.first { $0["rule"] as? String == "pages mentioning SEV1 are critical" })
+        XCTAssertEqual(ruleStep["location"] as? String, "\(policyFile.path):5")
+        let steps = Set(trace.compactMap { $0["step"] as? String })
+        for step in ["expiry", "rules", "authorization", "level", "delivery"] { XCTAssertTrue(steps.contains(step), step) }
+    }
+
+    func testBrokenPolicyExitsTwoAndEvaluatesNothing() throws {
+        let broken = try HushBinary.file("focus \"Work\" {\n  peeple = { \"a@b.c\" },\n}\napp \"x\" { delivery = \"loud\" }\n", name: "broken", ext: "lua")
+        let run = try HushBinary.run(["eval", "--policy", broken.path], stdin: "{\"app\":\"a\",\"payload\":{}}")
+        XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertTrue(run.stderr.contains("\(broken.path):2: focus \"Work\": unknown setting 'peeple' (did you mean 'people'?)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("\(broken.path):4:"), run.stderr)
+        let syntax = try HushBinary.file("app \"x\" {\n  summary = true,,\n}\n", name: "syntax", ext: "lua")
+        let run2 = try HushBinary.run(["eval", "--policy", syntax.path], stdin: "{}")
+        XCTAssertEqual(run2.status, 2)
+        XCTAssertTrue(run2.stderr.contains("\(syntax.path):2:"), run2.stderr)
+    }
+
+    func testUsageErrorsExitTwo() throws {
+        XCTAssertEqual(try HushBinary.run(["eval", "--state", "/tmp/x.sqlite", "--ephemeral"], stdin: "").status, 2)
+        XCTAssertEqual(try HushBinary.run(["eval", "--no-such-flag"], stdin: "").status, 2)
+        XCTAssertEqual(try HushBinary.run(["eval", "/no/such/file.jsonl"]).status, 2)
+    }
+
+    func testSingleMultiLineObjectAndInputFile() throws {
+        let pretty = """
+            {
+              "app": "com.example.news",
+              "payload": { "aps": { "alert": { "title": "Hi" }, "interruption-level": "passive" } }
+            }
+            """
+        let file = try HushBinary.file(pretty)
+        let run = try HushBinary.run(["eval", file.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.lines.count, 1)
+        XCTAssertEqual(run.objects.first?["delivery"] as? String, "quiet")
+    }
+
+    func testUserPolicyFromXDGConfig() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("hush-xdg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: config.appendingPathComponent("hush"), withIntermediateDirectories: true)
+        try "app \"a\" { authorization = \"denied\" }".write(to: config.appendingPathComponent("hush/policy.lua"), atomically: true, encoding: .utf8)
+        let run = try HushBinary.run(["eval"], stdin: "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"x\"}}}",
+                                     environment: ["XDG_CONFIG_HOME": config.path])
+        XCTAssertEqual(run.objects.first?["delivery"] as? String, "dropped")
+    }
+
+    func testBundledExampleStreamDecidesEveryLine() throws {
+        let stream = HushBinary.root.appendingPathComponent("examples/stream.jsonl")
+        guard FileManager.default.fileExists(atPath: stream.path) else { throw XCTSkip("examples/stream.jsonl not present yet") }
+        let run = try HushBinary.run(["eval", "--ephemeral", "--policy", "policies/default.lua", "--context", "examples/context.json", stream.path])
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout.prefix(2000))
+        let inputLines = try String(contentsOf: stream, encoding: .utf8).split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
+        XCTAssertEqual(run.objects.count, inputLines.count)
+        XCTAssertTrue(run.objects.allSatisfy { !($0["reasons"] as? [String] ?? []).isEmpty })
+    }
+}
