@@ -18,11 +18,7 @@ struct Evaluate: ParsableCommand {
     @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio).", valueName: "file"))
     var contextPath: String?
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("The state file to read and update.", valueName: "path"))
-    var statePath: String?
-
-    @Flag(help: "Keep state in memory for this run only.")
-    var ephemeral = false
+    @OptionGroup var state: StateOptions
 
     @Flag(help: "Add a trace of every pipeline step and rule (with file:line) to each decision.")
     var explain = false
@@ -30,14 +26,10 @@ struct Evaluate: ParsableCommand {
     @Argument(help: "The notifications: a file, or - / nothing for stdin.")
     var input: String?
 
-    func validate() throws {
-        if statePath != nil && ephemeral { throw ValidationError("--state and --ephemeral cannot be used together") }
-    }
-
     func run() throws {
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath)
-        let store = try StateOptions.store(path: statePath, ephemeral: ephemeral)
+        let store = try state.store()
         let session = try engine.makeSession(store: store)
         let bytes = try InputFile.read(input)
         var invalid = 0

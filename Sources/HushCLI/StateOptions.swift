@@ -1,8 +1,35 @@
+import ArgumentParser
+import Foundation
 import Hush
 
-enum StateOptions {
-    /// The store for a run: in memory for --ephemeral. (Persistent state: see issue 5.)
-    static func store(path: String?, ephemeral: Bool) throws -> any StateStore {
-        InMemoryStateStore()
+/// `--state PATH | --ephemeral`, shared by the commands that read or write state.
+struct StateOptions: ParsableArguments {
+    @Option(name: .customLong("state"), help: ArgumentHelp("The state file (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).", valueName: "path"))
+    var statePath: String?
+
+    @Flag(help: "Keep state in memory for this run only.")
+    var ephemeral = false
+
+    func validate() throws {
+        if statePath != nil && ephemeral { throw ValidationError("--state and --ephemeral cannot be used together") }
+    }
+
+    /// The store for this run; a state file that cannot be opened is an error (exit 2), never replaced.
+    func store() throws -> any StateStore {
+        if ephemeral { return InMemoryStateStore() }
+        let path = Self.resolvedPath(statePath)
+        do {
+            return try SQLiteStateStore(path: path)
+        } catch {
+            Output.error("hush: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    static func resolvedPath(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit { return explicit }
+        if let env = environment["HUSH_STATE"], !env.isEmpty { return env }
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/hush/state.sqlite" }
+        return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/state/hush/state.sqlite"
     }
 }

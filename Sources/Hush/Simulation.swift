@@ -1,0 +1,105 @@
+import HushCore
+import HushState
+
+/// A replay of a time-ordered stream: decisions, scheduled summaries as they fall due (with the
+/// notifications that expired before them), and every change of the active focus.
+public enum SimulationEvent: Sendable {
+    case notification(at: Double, envelope: Envelope, decision: Decision)
+    case summary(SummaryBatch)
+    case focus(at: Double, name: String?)
+    case invalid(line: Int, message: String)
+
+    public var at: Double? {
+        switch self {
+        case .notification(let at, _, _): at
+        case .summary(let batch): batch.at
+        case .focus(let at, _): at
+        case .invalid: nil
+        }
+    }
+}
+
+extension Session {
+    /// Replays `lines` (numbered JSON values or errors) in time order. Summaries due up to `until`
+    /// (default: the end of the last notification's local day) are delivered.
+    public func simulate(_ items: [(line: Int, result: Result<Envelope, InputError>)], context: EvaluationContext,
+                         until: Double?, emit: (SimulationEvent) throws -> Void) throws {
+        let clock = clock(for: context)
+        var envelopes: [(line: Int, envelope: Envelope)] = []
+        var lastDate = context.now
+        for item in items {
+            switch item.result {
+            case .failure(let error): try emit(.invalid(line: item.line, message: error.description))
+            case .success(var envelope):
+                envelope.date = envelope.date ?? lastDate ?? context.now
+                lastDate = envelope.date
+                envelopes.append((item.line, envelope))
+            }
+        }
+        // Stable sort by arrival; a notification without any time keeps its place.
+        let ordered = envelopes.enumerated().sorted { a, b in
+            let da = a.element.envelope.date ?? -.infinity, db = b.element.envelope.date ?? -.infinity
+            return da != db ? da < db : a.offset < b.offset
+        }.map(\.element)
+        guard let firstDate = ordered.first?.envelope.date else { return }
+        let lastDay = clock.local(ordered.last?.envelope.date ?? firstDate).dayNumber
+        let end = until ?? clock.instant(dayNumber: lastDay + 1, minuteOfDay: 0)
+
+        var users: [String] = []
+        for (_, e) in ordered where !users.contains(e.user) { users.append(e.user) }
+        var focusByUser: [String: String?] = [:]
+        var previous = firstDate
+
+        func advance(to t: Double, inclusive: Bool) throws {
+            // Focus boundaries and summary times between the previous instant and t, in order.
+            var instants = focusBoundaries(after: previous, upTo: t, clock: clock)
+            var s = previous
+            while let next = engine.pipeline.nextSummary(atOrAfter: s, clock: clock), next <= t {
+                instants.append(next)
+                s = next + 1
+            }
+            for instant in Set(instants).sorted() where instant > previous && (inclusive ? instant <= t : instant < t) {
+                for user in users {
+                    try reportFocus(user: user, at: instant)
+                    for batch in try deliverDueSummaries(user: user, upTo: instant) { try emit(.summary(batch)) }
+                }
+            }
+            previous = max(previous, t)
+        }
+
+        func reportFocus(user: String, at t: Double) throws {
+            let name = engine.pipeline.activeFocus(at: t, context: context, user: user, state: store, clock: clock)?.focus.name
+            if let known = focusByUser[user], known == name { return }
+            if focusByUser[user] == nil && name == nil { focusByUser[user] = .some(nil); return }
+            focusByUser[user] = .some(name)
+            try emit(.focus(at: t, name: name))
+        }
+
+        for (_, envelope) in ordered {
+            let t = envelope.date!
+            try advance(to: t, inclusive: true)
+            try reportFocus(user: envelope.user, at: context.now ?? t)
+            for batch in try deliverDueSummaries(user: envelope.user, upTo: context.now ?? t) { try emit(.summary(batch)) }
+            let decision = try evaluate(envelope, context: context)
+            try emit(.notification(at: t, envelope: envelope, decision: decision))
+        }
+        try advance(to: end, inclusive: true)
+    }
+
+    /// Instants in (after, upTo] at which a scheduled focus starts or ends.
+    func focusBoundaries(after: Double, upTo: Double, clock: ZoneClock) -> [Double] {
+        guard upTo > after else { return [] }
+        var out: [Double] = []
+        let first = clock.local(after).dayNumber - 1
+        let last = clock.local(upTo).dayNumber
+        for focus in engine.policy.focuses {
+            for schedule in focus.schedules {
+                for day in first...max(first, last) {
+                    guard let w = schedule.window(startingOn: day, clock: clock) else { continue }
+                    for instant in [w.start, w.end] where instant > after && instant <= upTo { out.append(instant) }
+                }
+            }
+        }
+        return out
+    }
+}

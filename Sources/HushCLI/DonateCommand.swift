@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Hush
+
+struct DonateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "donate",
+        abstract: "Remember donated interactions (JSON Lines, SPEC §6), for contact suggestions.",
+        discussion: """
+            Each line: {"date", "direction": "outgoing"|"incoming", "kind": "message"|"call", "app", "people": [Person], "group"}. \
+            A bad line is reported in place as {"line": N, "error": "..."} and the rest are kept. \
+            Exit 0 when every line was kept, 1 when some were invalid.
+            """)
+
+    @Argument(help: "Interactions: a file, or - / nothing for stdin.") var input: String?
+    @Option(help: "Whose interactions, for lines without \"user\".") var user = "default"
+    @OptionGroup var state: StateOptions
+
+    func run() throws {
+        let store = try state.store()
+        let bytes = try InputFile.read(input)
+        var batch: [Interaction] = []
+        var kept = 0
+        var invalid = 0
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            try store.addInteractions(batch)
+            kept += batch.count
+            batch.removeAll(keepingCapacity: true)
+        }
+        try JSONLines.forEachLine(in: bytes) { line, number in
+            do {
+                let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
+                var interaction = try Interaction.decode(json)
+                if json["user"] == nil { interaction.user = user }
+                batch.append(interaction)
+                if batch.count >= 1000 { try flush() }
+            } catch let error as JSONError {
+                invalid += 1
+                Output.write(ErrorLine.make(number, error.message))
+            } catch let error as InputError {
+                invalid += 1
+                Output.write(ErrorLine.make(number, error.description))
+            }
+        }
+        try flush()
+        Output.flush()
+        Output.error("hush: donated \(kept) interaction\(kept == 1 ? "" : "s")" + (invalid > 0 ? ", \(invalid) invalid line\(invalid == 1 ? "" : "s")" : ""))
+        if invalid > 0 { throw ExitCode(1) }
+    }
+}
+
+enum ErrorLine {
+    /// `{"line": N, "error": "..."}`
+    static func make(_ number: Int, _ message: String) -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.raw("{\"line\":")
+        w.writeInt(number)
+        w.raw(",\"error\":")
+        w.writeString(message)
+        w.raw("}")
+        return w.bytes
+    }
+}

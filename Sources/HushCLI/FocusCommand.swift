@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Hush
+
+struct FocusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "focus",
+        abstract: "Turn a focus on or off by hand (remembered in state until changed or until --until).",
+        subcommands: [On.self, Off.self])
+
+    struct On: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn a focus on by hand.")
+
+        @Argument(help: "The focus name, as the policy declares it.")
+        var name: String
+
+        @Option(help: ArgumentHelp("When it turns off again: RFC 3339, HH:MM, or a duration such as 90m.", valueName: "time"))
+        var until: String?
+
+        @Option(help: "Whose device.") var user = "default"
+        @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
+        @OptionGroup var policy: PolicyOptions
+        @OptionGroup var state: StateOptions
+
+        func run() throws {
+            let engine = try policy.engine()
+            let store = try state.store()
+            let clock = engine.pipeline.defaultClock
+            let now = try CommandTime.now(self.now)
+            let end = try until.map { try TimeArgument.parse($0, now: now, clock: clock, option: "--until") }
+            if let end, end <= now { throw ValidationError("--until: \(clock.format(end)) is not in the future") }
+            let declared = engine.policy.focus(named: name)
+            let focusName = declared?.name ?? name
+            try store.setManualFocus(user: user, ManualFocus(name: focusName, since: now, until: end))
+            if declared == nil {
+                let known = engine.policy.focuses.map(\.name)
+                Output.error("hush: note: the policy declares no focus \"\(name)\"\(Spelling.hint(for: name, in: known)); it silences everything but critical and time-sensitive notifications")
+            }
+            Output.line("Focus \(focusName) is on" + (end.map { " until \(clock.format($0))" } ?? " until you turn it off"))
+        }
+    }
+
+    struct Off: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn focus off by hand.",
+            discussion: "A focus on by hand is turned off. A focus on by its schedule stays off until its window ends (or until --until).")
+
+        @Option(help: ArgumentHelp("Keep every focus off until then: RFC 3339, HH:MM, or a duration.", valueName: "time"))
+        var until: String?
+
+        @Option(help: "Whose device.") var user = "default"
+        @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
+        @OptionGroup var policy: PolicyOptions
+        @OptionGroup var state: StateOptions
+
+        func run() throws {
+            let engine = try policy.engine()
+            let store = try state.store()
+            let clock = engine.pipeline.defaultClock
+            let now = try CommandTime.now(self.now)
+            if let until {
+                let end = try TimeArgument.parse(until, now: now, clock: clock, option: "--until")
+                try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
+                Output.line("Focus is off until \(clock.format(end))")
+                return
+            }
+            // Without the manual setting, would a schedule turn a focus on now?
+            try store.setManualFocus(user: user, nil)
+            let context = EvaluationContext()
+            if let (focus, _) = engine.pipeline.activeFocus(at: now, context: context, user: user, state: store, clock: clock),
+               let end = Schedules.currentWindowEnd(of: focus, at: now, clock: clock) {
+                try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
+                Output.line("Focus \(focus.name) is off until its scheduled window ends at \(clock.format(end))")
+            } else {
+                Output.line("Focus is off")
+            }
+        }
+    }
+}
+
+enum CommandTime {
+    static func now(_ text: String?) throws -> Double {
+        guard let text else { return Date().timeIntervalSince1970 }
+        guard let t = RFC3339.parse(text) else { throw ValidationError("--now: \"\(text)\" is not an RFC 3339 time") }
+        return t
+    }
+}
+
+enum Schedules {
+    /// The end of the scheduled window of `focus` that contains `t`.
+    static func currentWindowEnd(of focus: FocusSettings, at t: Double, clock: ZoneClock) -> Double? {
+        let today = clock.local(t).dayNumber
+        var ends: [Double] = []
+        for schedule in focus.schedules {
+            for day in [today - 1, today] {
+                if let w = schedule.window(startingOn: day, clock: clock), w.start <= t, t < w.end { ends.append(w.end) }
+            }
+        }
+        return ends.max()
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Hush
+
+struct SuggestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest",
+        abstract: "Suggest people to allow through a focus, from donated interactions (SPEC §6).",
+        discussion: """
+            Only outgoing interactions count, decayed with a 14-day half-life (calls weigh 1.5, group \
+            interactions are split), over the last 90 days; at least 2 interactions. With --focus, \
+            interactions inside its scheduled hours count double and people it already allows are left out.
+            """)
+
+    @Option(help: "The focus to suggest people for.") var focus: String?
+    @Option(help: "How many people to list.") var limit = 10
+    @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
+    @Option(help: "Whose device.") var user = "default"
+    @Flag(help: "Print a JSON array, best first.") var json = false
+    @OptionGroup var policy: PolicyOptions
+    @OptionGroup var state: StateOptions
+
+    func validate() throws {
+        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    func run() throws {
+        let engine = try policy.engine()
+        let store = try state.store()
+        let clock = engine.pipeline.defaultClock
+        let now = try CommandTime.now(self.now)
+        var focusSettings: FocusSettings?
+        if let focus {
+            guard let found = engine.policy.focus(named: focus) else {
+                let known = engine.policy.focuses.map(\.name)
+                Output.error("hush: the policy declares no focus \"\(focus)\"\(Spelling.hint(for: focus, in: known))" + (known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"))
+                throw ExitCode(2)
+            }
+            focusSettings = found
+        }
+        let ranked = Suggestions.rank(interactions: store.interactions(user: user, since: now - Suggestions.windowSeconds),
+                                      now: now, focus: focusSettings, clock: clock, directory: engine.pipeline.directory)
+            .prefix(limit)
+        if json {
+            var w = JSONWriter(capacity: 1024)
+            w.raw("[")
+            for (i, s) in ranked.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.raw("{\"handle\":"); if let h = s.person.handle { w.writeString(h) } else { w.writeNull() }
+                w.raw(",\"name\":"); w.writeString(engine.pipeline.directory.displayName(of: s.person))
+                w.raw(",\"score\":"); w.writeNumber((s.score * 1000).rounded() / 1000)
+                w.raw(",\"messages\":"); w.writeInt(s.messages)
+                w.raw(",\"calls\":"); w.writeInt(s.calls)
+                w.raw(",\"last\":"); w.writeString(clock.format(s.last))
+                w.raw(",\"why\":"); w.writeString(s.why)
+                w.raw("}")
+            }
+            w.raw("]")
+            Output.write(w.bytes)
+            return
+        }
+        if ranked.isEmpty {
+            Output.line("No suggestions: nobody was reached at least twice in the last 90 days" + (focus.map { " (people \($0) already allows are left out)" } ?? "") + ".")
+            return
+        }
+        Output.line("Suggested" + (focusSettings.map { " for \($0.name)" } ?? "") + ":")
+        for (i, s) in ranked.enumerated() {
+            let name = engine.pipeline.directory.displayName(of: s.person)
+            let handle = s.person.handle.map { " <\($0)>" } ?? ""
+            let score = (s.score * 100).rounded() / 100
+            Output.line("\(i + 1 < 10 ? " " : "")\(i + 1). \(name)\(handle)  score \(score)")
+            Output.line("    \(s.why)")
+        }
+    }
+}
