@@ -1,0 +1,141 @@
+import GRDB
+
+/// The versioned schema. Each migration is registered as "vN", runs in its own transaction (GRDB
+/// records it in `grdb_migrations`) and sets `PRAGMA user_version = N`, so both GRDB and a plain
+/// `sqlite3` can tell which Hush wrote a file. Never edit a registered migration: add "vN+1".
+extension SQLiteStateStore {
+    /// The newest schema this code knows.
+    static let schemaVersion = 1
+
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try createSchemaV1(db)
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        return migrator
+    }()
+
+    /// Every table is keyed by user. The notification tables share one column set (see
+    /// `StoredNotification+SQLite.swift`); `seq` is the insertion sequence, an alias of the rowid
+    /// (so VACUUM keeps it), and (user, app, id) is the notification's key, the conflict target of
+    /// the upserts.
+    private static func createSchemaV1(_ db: Database) throws {
+        let notificationColumns = """
+            user TEXT NOT NULL,
+            app TEXT NOT NULL,
+            id TEXT NOT NULL,
+            date REAL NOT NULL,
+            title TEXT,
+            body TEXT,
+            category TEXT,
+            thread_id TEXT,
+            group_id TEXT,
+            summary_arg TEXT,
+            summary_arg_count INTEGER NOT NULL DEFAULT 1,
+            relevance REAL,
+            has_media INTEGER NOT NULL DEFAULT 0,
+            expiration REAL,
+            summary_at REAL,
+            sender TEXT
+            """
+        try db.execute(sql: """
+            -- The delivered list. seq is renewed when a notification joins a group, so a group's
+            -- members come back oldest (first joined) first; replaced in place, it keeps it.
+            CREATE TABLE delivered (
+                seq INTEGER PRIMARY KEY,
+                \(notificationColumns),
+                UNIQUE (user, app, id)
+            );
+            CREATE INDEX delivered_by_group ON delivered (user, group_id, seq);
+            CREATE INDEX delivered_by_date ON delivered (user, date);
+
+            -- The summary queue.
+            CREATE TABLE queue (
+                seq INTEGER PRIMARY KEY,
+                \(notificationColumns),
+                UNIQUE (user, app, id)
+            );
+            CREATE INDEX queue_by_summary ON queue (user, summary_at);
+
+            -- Every arrival, delivered or queued, as `hush.recent` counts them: kept when the
+            -- queued one is summarised or replaced, pruned with the delivered list.
+            CREATE TABLE arrivals (
+                seq INTEGER PRIMARY KEY,
+                \(notificationColumns)
+            );
+            CREATE INDEX arrivals_by_date ON arrivals (user, date);
+
+            -- Calls, for repeated calls. caller: the person as JSON (handle, name, contact, aliases).
+            CREATE TABLE calls (
+                seq INTEGER PRIMARY KEY,
+                user TEXT NOT NULL,
+                date REAL NOT NULL,
+                app TEXT NOT NULL,
+                caller TEXT NOT NULL
+            );
+            CREATE INDEX calls_by_date ON calls (user, date);
+
+            -- A focus turned on by hand. name NULL: every focus turned off by hand.
+            CREATE TABLE manual_focus (
+                user TEXT NOT NULL PRIMARY KEY,
+                name TEXT,
+                since REAL NOT NULL,
+                until REAL
+            );
+
+            -- Donated interactions (SPEC §6). people: a JSON array of persons.
+            CREATE TABLE interactions (
+                seq INTEGER PRIMARY KEY,
+                user TEXT NOT NULL,
+                date REAL NOT NULL,
+                direction TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                app TEXT,
+                people TEXT NOT NULL,
+                group_name TEXT
+            );
+            CREATE INDEX interactions_by_date ON interactions (user, date);
+
+            -- Automatic retention: the newest date each user's rows were last pruned against.
+            CREATE TABLE retention (
+                user TEXT NOT NULL PRIMARY KEY,
+                pruned_through REAL NOT NULL
+            );
+            """)
+    }
+
+    /// Refuses a file migrated by a newer Hush, before anything is written to it.
+    /// - Parameter identifiers: the applied migrations (`grdb_migrations`), read by the caller.
+    static func checkSchemaIsKnown(_ db: Database, path: String, identifiers: [String]) throws {
+        let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let unknown = Set(identifiers).subtracting(migrator.migrations)
+        guard userVersion > schemaVersion || !unknown.isEmpty else { return }
+        let newest = unknown.compactMap { $0.first == "v" ? Int($0.dropFirst()) : nil }.max() ?? schemaVersion + 1
+        throw Error.newerSchema(path: path, found: max(userVersion, newest), supported: schemaVersion)
+    }
+
+    /// Runs the missing migrations. Two processes opening a new file at once may both try the
+    /// same migration: the loser's fails (the table exists) and is retried against the file the
+    /// winner migrated.
+    static func migrate(_ dbQueue: DatabaseQueue, path: String) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(dbQueue)
+                break
+            } catch {
+                attempt += 1
+                let done = (try? dbQueue.unsafeRead { db in try migrator.hasCompletedMigrations(db) }) ?? false
+                if done { break }
+                if attempt >= 3 {
+                    throw Error.failed(path: path, action: "create or upgrade the schema", reason: "\(error)")
+                }
+            }
+        }
+        // A newer Hush may have migrated the file between our check and our migration.
+        try dbQueue.unsafeRead { db in
+            try checkSchemaIsKnown(db, path: path, identifiers: String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+import HushCore
+
+/// State in a SQLite file (SPEC §7), with the observable behaviour of `InMemoryStateStore`.
+///
+/// - One connection (`DatabaseQueue`): the store has one owner at a time, reads are single
+///   statements, and a pool's reader connections would only add a hop per read. Other processes
+///   (another `hush`) open their own connection; WAL lets them read while one writes, and the
+///   5 s busy timeout plus `BEGIN IMMEDIATE` make concurrent writers wait rather than fail.
+/// - Every write is one transaction: `apply` (one evaluation), `takeDueSummaries` (select and
+///   delete), `addInteractions` (one call), `setManualFocus`, `prune`. A committed transaction
+///   survives the process being killed (WAL, `synchronous=NORMAL`).
+/// - Reads cannot throw (`StateReading`): a failed read returns nothing and its error is thrown by
+///   the next write, so an evaluation that read broken state is never recorded as done.
+///
+/// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
+public final class SQLiteStateStore: StateStore {
+    public let path: String
+    public let retentionDays: Double
+    let dbQueue: DatabaseQueue
+    let retention: RetentionPolicy
+    /// Per user: the newest date applied and when the user's rows were last pruned.
+    var retentionBook: [String: RetentionBookEntry] = [:]
+    private var deferredError: Error?
+
+    /// Opens (creating it and its directory if needed) the state file at `path`.
+    /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
+    ///   relative to the newest date a user's evaluations saw, are pruned automatically.
+    public convenience init(path: String, retentionDays: Double = 7) throws {
+        try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
+    }
+
+    init(path: String, retentionDays: Double, pruneEvery: Int) throws {
+        guard retentionDays > 0 else { throw Error.invalidRetention(path: path, days: retentionDays) }
+        self.path = path
+        self.retentionDays = retentionDays
+        self.retention = RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
+        self.dbQueue = try Self.openDatabase(path: path)
+    }
+
+    // MARK: - Reading
+
+    public func delivered(user: String, app: String, id: String) -> StoredNotification? {
+        notification(sql: Self.selectDelivered, [user, app, id])
+    }
+
+    public func queued(user: String, app: String, id: String) -> StoredNotification? {
+        notification(sql: Self.selectQueued, [user, app, id])
+    }
+
+    public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
+        notifications(sql: Self.selectGroupMembers, [user, groupID], action: "read a group")
+    }
+
+    public func calls(user: String, since: Double) -> [CallRecord] {
+        read("read calls", default: []) { db in
+            var calls: [CallRecord] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectCalls), arguments: [user, since])
+            while let row = try rows.next() {
+                calls.append(CallRecord(user: user, date: try row.decode(atIndex: 0), app: try row.decode(atIndex: 1),
+                                        caller: try PersonJSON.decodePerson(row.decode(atIndex: 2))))
+            }
+            return calls
+        }
+    }
+
+    public func manualFocus(user: String) -> ManualFocus? {
+        read("read the manual focus", default: nil) { db in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectManualFocus), arguments: [user])
+            guard let row = try rows.next() else { return nil }
+            return ManualFocus(name: try row.decode(atIndex: 0), since: try row.decode(atIndex: 1), until: try row.decode(atIndex: 2))
+        }
+    }
+
+    public func recent(user: String, since: Double) -> [StoredNotification] {
+        notifications(sql: Self.selectRecent, [user, since], action: "read recent notifications")
+    }
+
+    public func interactions(user: String, since: Double) -> [Interaction] {
+        read("read interactions", default: []) { db in
+            var interactions: [Interaction] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectInteractions), arguments: [user, since])
+            while let row = try rows.next() {
+                let direction: String = try row.decode(atIndex: 1), kind: String = try row.decode(atIndex: 2)
+                guard let d = Interaction.Direction(rawValue: direction), let k = Communication.Kind(rawValue: kind) else {
+                    throw PersonJSON.DecodingError(description: "an interaction with an unknown direction \"\(direction)\" or kind \"\(kind)\"")
+                }
+                interactions.append(Interaction(user: user, date: try row.decode(atIndex: 0), direction: d, kind: k,
+                                                app: try row.decode(atIndex: 3),
+                                                people: try PersonJSON.decodePeople(row.decode(atIndex: 4)),
+                                                group: try row.decode(atIndex: 5)))
+            }
+            return interactions
+        }
+    }
+
+    public func queuedNotifications(user: String) -> [StoredNotification] {
+        notifications(sql: Self.selectQueue, [user], action: "read the summary queue")
+    }
+
+    // MARK: - Writing
+
+    public func apply(_ changes: [StateChange]) throws {
+        guard !changes.isEmpty else { return }
+        let book = try write("record an evaluation") { db in
+            for change in changes {
+                switch change {
+                case .deliver(let n):
+                    try db.cachedStatement(sql: Self.upsertDelivered).execute(arguments: n.sqlArguments)
+                    // A notification delivered by its summary was counted when it arrived.
+                    if n.summaryAt == nil {
+                        try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
+                    }
+                case .enqueue(let n):
+                    try db.cachedStatement(sql: Self.upsertQueued).execute(arguments: n.sqlArguments)
+                    try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
+                case .dequeue(let user, let app, let id):
+                    try db.cachedStatement(sql: Self.deleteQueued).execute(arguments: [user, app, id])
+                case .recordCall(let call):
+                    try db.cachedStatement(sql: Self.insertCall)
+                        .execute(arguments: [call.user, call.date, call.app, PersonJSON.encode(call.caller)])
+                }
+            }
+            return try pruneAutomatically(db, after: changes)
+        }
+        retentionBook.merge(book) { $1 }
+    }
+
+    public func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
+        let due: [(notification: StoredNotification, seq: Int64)] = try write("take the due summaries") { db in
+            var due: [(StoredNotification, Int64)] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectDue), arguments: [user, t])
+            while let row = try rows.next() {
+                due.append((try StoredNotification(sqlRow: row), try row.decode(atIndex: StoredNotification.sqlColumnCount)))
+            }
+            if !due.isEmpty { try db.cachedStatement(sql: Self.deleteDue).execute(arguments: [user, t]) }
+            return due
+        }
+        var batches: [Double: [(notification: StoredNotification, seq: Int64)]] = [:]
+        for entry in due { batches[entry.notification.summaryAt!, default: []].append(entry) }
+        return batches.keys.sorted().map { at in
+            let all = batches[at]!
+            let dropped = all.filter { ($0.notification.expiration ?? .infinity) < at }
+                .sorted { ($0.notification.date, $0.seq) < ($1.notification.date, $1.seq) }
+            let shown = all.filter { ($0.notification.expiration ?? .infinity) >= at }.sorted { a, b in
+                if SummaryBatch.presentationOrder(a.notification, b.notification) { return true }
+                if SummaryBatch.presentationOrder(b.notification, a.notification) { return false }
+                return a.seq < b.seq
+            }
+            return SummaryBatch(user: user, at: at, notifications: shown.map(\.notification), dropped: dropped.map(\.notification))
+        }
+    }
+
+    public func setManualFocus(user: String, _ focus: ManualFocus?) throws {
+        try write("set the manual focus") { db in
+            if let focus {
+                try db.cachedStatement(sql: Self.upsertManualFocus).execute(arguments: [user, focus.name, focus.since, focus.until])
+            } else {
+                try db.cachedStatement(sql: Self.deleteManualFocus).execute(arguments: [user])
+            }
+        }
+    }
+
+    /// Adds donated interactions in one transaction (callers batch, e.g. 1000 at a time).
+    public func addInteractions(_ interactions: [Interaction]) throws {
+        guard !interactions.isEmpty else { return }
+        try write("record interactions") { db in
+            let statement = try db.cachedStatement(sql: Self.insertInteraction)
+            for i in interactions {
+                try statement.execute(arguments: [i.user, i.date, i.direction.rawValue, i.kind.rawValue, i.app,
+                                                  PersonJSON.encode(i.people), i.group])
+            }
+        }
+    }
+
+    public func prune(before t: Double) throws {
+        try write("prune") { db in
+            try db.execute(sql: "DELETE FROM delivered WHERE date < ?", arguments: [t])
+            try db.execute(sql: "DELETE FROM arrivals WHERE date < ?", arguments: [t])
+            try db.execute(sql: "DELETE FROM calls WHERE date < ?", arguments: [t])
+        }
+    }
+
+    // MARK: - Transactions and errors
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a
+    /// concurrent writer in another process makes us wait (busy timeout) instead of failing.
+    @discardableResult
+    func write<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
+        do {
+            return try dbQueue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch let error as Error {
+            throw error
+        } catch {
+            throw Error.failed(path: path, action: action, reason: "\(error)")
+        }
+    }
+
+    /// Runs a read outside any explicit transaction (each statement is its own snapshot).
+    private func read<T>(_ action: String, default value: T, _ body: (Database) throws -> T) -> T {
+        do {
+            return try dbQueue.unsafeRead(body)
+        } catch {
+            if deferredError == nil { deferredError = Error.failed(path: path, action: action, reason: "\(error)") }
+            return value
+        }
+    }
+
+    private func notification(sql: String, _ arguments: StatementArguments) -> StoredNotification? {
+        read("read a notification", default: nil) { db in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            return try rows.next().map { try StoredNotification(sqlRow: $0) }
+        }
+    }
+
+    private func notifications(sql: String, _ arguments: StatementArguments, action: String) -> [StoredNotification] {
+        read(action, default: []) { db in
+            var result: [StoredNotification] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            while let row = try rows.next() { result.append(try StoredNotification(sqlRow: row)) }
+            return result
+        }
+    }
+}

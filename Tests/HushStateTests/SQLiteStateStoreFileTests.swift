@@ -1,0 +1,196 @@
+import Foundation
+import GRDB
+import HushCore
+@testable import HushState
+import XCTest
+
+/// The state file itself: persistence, WAL, schema versions, refusing files that are not ours.
+final class SQLiteStateStoreFileTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    func testCreatesParentDirectories() throws {
+        let path = directory.path("a/b/c/state.sqlite")
+        _ = try SQLiteStateStore(path: path)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+    }
+
+    func testReopenedFileHoldsEverything() throws {
+        let path = directory.path("state.sqlite")
+        let ana = Person(handle: "+15550001", name: "Ana", contact: "ab-1", aliases: ["ana@example.com"])
+        let delivered = [note("a", date: t0, group: "g"), note("b", date: t0 + 1, group: "g", relevance: 0.5, media: true)]
+        let queued = note("q", date: t0 + 2, expiration: t0 + 9999, summaryAt: t0 + 3600)
+        let call = CallRecord(user: "u", date: t0 + 3, app: "com.apple.phone", caller: ana)
+        let focus = ManualFocus(name: "Sleep", since: t0, until: t0 + 8 * 3600)
+        let interaction = Interaction(user: "u", date: t0 - 86400, direction: .outgoing, kind: .message,
+                                      app: "com.example.chat", people: [ana, Person(name: "No Handle")], group: "Family")
+        do {
+            let store = try SQLiteStateStore(path: path)
+            try store.apply(delivered.map { .deliver($0) } + [.enqueue(queued), .recordCall(call)])
+            try store.apply([.deliver(note("a", date: t0 + 4, title: "replaced", group: "g"))])
+            try store.setManualFocus(user: "u", focus)
+            try store.addInteractions([interaction])
+        }
+        let store = try SQLiteStateStore(path: path)
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "b"])
+        XCTAssertEqual(store.delivered(user: "u", app: "com.example.chat", id: "a")?.title, "replaced")
+        XCTAssertEqual(store.delivered(user: "u", app: "com.example.chat", id: "b"), delivered[1])
+        XCTAssertEqual(store.queued(user: "u", app: "com.example.chat", id: "q"), queued)
+        XCTAssertEqual(store.queuedNotifications(user: "u"), [queued])
+        XCTAssertEqual(store.calls(user: "u", since: 0), [call])
+        XCTAssertEqual(store.manualFocus(user: "u"), focus)
+        XCTAssertEqual(store.interactions(user: "u", since: 0), [interaction])
+        XCTAssertEqual(store.recent(user: "u", since: 0).map(\.id), ["a", "b", "q", "a"])
+
+        // The order of a group survives reopening and keeps growing at the end.
+        try store.apply([.deliver(note("c", date: t0 + 5, group: "g"))])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "b", "c"])
+    }
+
+    func testWALIsOnAndEveryApplyIsCommitted() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        let other = try DatabaseQueue(path: path)
+        XCTAssertEqual(try other.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "wal")
+        XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 1) // NORMAL
+        XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA foreign_keys") }, 1)
+        XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA busy_timeout") }, 5000)
+
+        let reader = try SQLiteStateStore(path: path)
+        for i in 0..<50 {
+            try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))])
+            // Another connection sees it at once: nothing waits in a cache for a close.
+            XCTAssertNotNil(reader.delivered(user: "u", app: "com.example.chat", id: "n\(i)"))
+            XCTAssertEqual(try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") }, i + 1)
+        }
+        XCTAssertEqual(reader.groupMembers(user: "u", groupID: "g").count, 50)
+    }
+
+    func testApplyIsAtomic() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        // SQLite stores NaN as NULL: the second change breaks a NOT NULL constraint.
+        XCTAssertThrowsError(try store.apply([.deliver(note("ok", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0)),
+                                              .recordCall(CallRecord(user: "u", date: t0, app: "p", caller: Person()))])) { error in
+            XCTAssertTrue("\(error)".contains("could not record an evaluation"), "\(error)")
+        }
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "ok"))
+        XCTAssertEqual(store.calls(user: "u", since: 0), [])
+        XCTAssertEqual(store.recent(user: "u", since: 0), [])
+        // The store goes on working.
+        try store.apply([.deliver(note("ok", date: t0))])
+        XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "ok"))
+    }
+
+    func testSchemaVersionIsRecorded() throws {
+        let path = directory.path("state.sqlite")
+        _ = try SQLiteStateStore(path: path)
+        let db = try DatabaseQueue(path: path)
+        XCTAssertEqual(try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, SQLiteStateStore.schemaVersion)
+        XCTAssertEqual(try db.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }, ["v1"])
+    }
+
+    func testNewerUserVersionIsRefusedAndLeftAlone() throws {
+        let path = directory.path("state.sqlite")
+        try SQLiteStateStore(path: path).apply([.deliver(note("kept"))])
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "PRAGMA user_version = 99") }
+
+        XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
+            XCTAssertEqual(error as? SQLiteStateStore.Error,
+                           .newerSchema(path: path, found: 99, supported: SQLiteStateStore.schemaVersion))
+            XCTAssertEqual("\(error)", "state file \(path) was written by a newer Hush (schema 99); this Hush knows up to 1")
+        }
+        let db = try DatabaseQueue(path: path)
+        XCTAssertEqual(try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 99)
+        XCTAssertEqual(try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") }, 1)
+    }
+
+    func testUnknownMigrationIsRefused() throws {
+        let path = directory.path("state.sqlite")
+        _ = try SQLiteStateStore(path: path)
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v2'), ('v3')") }
+        XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
+            XCTAssertEqual(error as? SQLiteStateStore.Error, .newerSchema(path: path, found: 3, supported: 1))
+        }
+    }
+
+    func testGarbageFileIsRefusedAndUntouched() throws {
+        for (name, bytes) in [("text", Array("hello, this is not a database\n".utf8)),
+                              ("random", (0..<8192).map { _ in UInt8.random(in: 0...255) }),
+                              ("sqlite-header-then-junk", Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0xAB, count: 4096))] {
+            let path = directory.path("\(name).sqlite")
+            let data = Data(bytes)
+            try data.write(to: URL(fileURLWithPath: path))
+            XCTAssertThrowsError(try SQLiteStateStore(path: path), name) { error in
+                guard case .notAStateFile(let errorPath, _)? = error as? SQLiteStateStore.Error else {
+                    return XCTFail("\(name): \(error)")
+                }
+                XCTAssertEqual(errorPath, path)
+                XCTAssertTrue("\(error)".hasPrefix("\(path) is not a Hush state file ("), "\(error)")
+                if name != "sqlite-header-then-junk" {
+                    XCTAssertEqual("\(error)", "\(path) is not a Hush state file (file is not a database)")
+                }
+            }
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), data, name)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), name)
+        }
+    }
+
+    func testAnotherProgramsDatabaseIsRefusedAndUntouched() throws {
+        let path = directory.path("photos.sqlite")
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('cat')")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path) is not a Hush state file (an SQLite database with other tables: photos)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+
+    func testEmptyFileBecomesAStateFile() throws {
+        let path = directory.path("empty.sqlite")
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data()))
+        try SQLiteStateStore(path: path).apply([.deliver(note("a"))])
+        XCTAssertNotNil(try SQLiteStateStore(path: path).delivered(user: "u", app: "com.example.chat", id: "a"))
+    }
+
+    func testDirectoryAndBadRetentionAreRefused() throws {
+        XCTAssertThrowsError(try SQLiteStateStore(path: directory.url.path)) { error in
+            XCTAssertEqual(error as? SQLiteStateStore.Error, .cannotOpen(path: directory.url.path, reason: "it is a directory"))
+        }
+        for days in [0, -1, Double.nan] {
+            XCTAssertThrowsError(try SQLiteStateStore(path: directory.path("s.sqlite"), retentionDays: days))
+        }
+    }
+
+    func testFailedReadIsThrownByTheNextWrite() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        try store.apply([.recordCall(CallRecord(user: "u", date: t0, app: "p", caller: Person(handle: "x")))])
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE calls SET caller = 'not json'") }
+
+        XCTAssertEqual(store.calls(user: "u", since: 0), [])
+        XCTAssertThrowsError(try store.apply([.deliver(note("after a bad read"))])) { error in
+            XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not read calls: "), "\(error)")
+        }
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "after a bad read"))
+        // Thrown once; the store goes on.
+        try store.apply([.deliver(note("later"))])
+        XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "later"))
+    }
+
+    func testPersonsRoundTripExactly() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        let people = [
+            Person(), Person(handle: ""), Person(name: ""), Person(contact: "c"), Person(aliases: ["a", "a", ""]),
+            Person(handle: "quote\" back\\slash \u{0} \u{1F} tab\t nl\n é 🎉 \u{2028}", name: "名前", contact: "{\"json\":1}",
+                   aliases: ["[", "]", "null"]),
+        ]
+        try store.apply(people.enumerated().map { .recordCall(CallRecord(user: "u", date: t0 + Double($0.offset), app: "p", caller: $0.element)) })
+        try store.addInteractions([Interaction(user: "u", date: t0, direction: .incoming, kind: .call, people: people)])
+        XCTAssertEqual(store.calls(user: "u", since: 0).map(\.caller), people)
+        XCTAssertEqual(store.interactions(user: "u", since: 0).first?.people, people)
+    }
+}

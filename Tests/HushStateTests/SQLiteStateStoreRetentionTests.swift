@@ -1,0 +1,81 @@
+import Foundation
+import HushCore
+@testable import HushState
+import XCTest
+
+/// The store prunes itself, so the file never grows without bound.
+final class SQLiteStateStoreRetentionTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private let day = 86400.0
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    private func isDelivered(_ store: SQLiteStateStore, _ id: String, user: String = "u") -> Bool {
+        store.delivered(user: user, app: "com.example.chat", id: id) != nil
+    }
+
+    func testPrunesEveryNApplies() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"), retentionDays: 1, pruneEvery: 10)
+        try store.apply([.deliver(note("first", date: t0))])            // a new user: pruned at once
+        try store.apply([.deliver(note("old", date: t0 - 2 * day))])    // apply 1 since
+        for i in 2..<10 {
+            try store.apply([.deliver(note("x\(i)", date: t0 + Double(i)))])
+            XCTAssertTrue(isDelivered(store, "old"), "pruned early, at apply \(i)")
+        }
+        try store.apply([.deliver(note("x10", date: t0 + 10))])         // apply 10: prune
+        XCTAssertFalse(isDelivered(store, "old"))
+        XCTAssertTrue(isDelivered(store, "first"))
+        XCTAssertEqual(store.recent(user: "u", since: 0).map(\.id).first, "first")
+    }
+
+    func testPrunesWhenTimeMovesOnEvenAcrossProcesses() throws {
+        let path = directory.path("state.sqlite")
+        let ana = Person(handle: "+1555")
+        do {
+            let store = try SQLiteStateStore(path: path, retentionDays: 2)
+            try store.apply([.deliver(note("old", date: t0, group: "g")),
+                             .enqueue(note("queued", date: t0, summaryAt: t0 + 30 * day)),
+                             .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana))])
+            try store.addInteractions([
+                Interaction(user: "u", date: t0 - 100 * day, direction: .outgoing, kind: .call, people: [ana]),
+                Interaction(user: "u", date: t0 - 10 * day, direction: .outgoing, kind: .call, people: [ana]),
+            ])
+        }
+        // A later, short-lived process: its first apply three days on prunes.
+        let store = try SQLiteStateStore(path: path, retentionDays: 2)
+        try store.apply([.deliver(note("new", date: t0 + 3 * day, group: "g"))])
+        XCTAssertFalse(isDelivered(store, "old"))
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["new"])
+        XCTAssertEqual(store.calls(user: "u", since: 0), [])
+        XCTAssertEqual(store.recent(user: "u", since: 0).map(\.id), ["new"])
+        XCTAssertNotNil(store.queued(user: "u", app: "com.example.chat", id: "queued"))
+        // Interactions are kept as long as suggestions look back (90 days).
+        XCTAssertEqual(store.interactions(user: "u", since: 0).map(\.date), [t0 - 10 * day])
+    }
+
+    func testUsersArePrunedAgainstTheirOwnNewestDate() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"), retentionDays: 1)
+        try store.apply([.deliver(note("b-old", user: "b", date: t0))])
+        try store.apply([.deliver(note("a", user: "a", date: t0 + 30 * day))])
+        XCTAssertTrue(isDelivered(store, "b-old", user: "b"))
+    }
+
+    func testAFutureDateDoesNotPruneTheRealRows() throws {
+        let now = Date().timeIntervalSince1970
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"), retentionDays: 7)
+        try store.apply([.deliver(note("today", date: now - 3600))])
+        try store.apply([.recordCall(CallRecord(user: "u", date: now + 10 * 365 * day, app: "phone", caller: Person()))])
+        try store.apply([.deliver(note("typo", date: now + 20 * 365 * day))])
+        XCTAssertTrue(isDelivered(store, "today"))
+    }
+
+    func testTheDefaultRetention() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        XCTAssertEqual(store.retentionDays, 7)
+        XCTAssertEqual(store.retention.seconds, 7 * day)
+        XCTAssertEqual(store.retention.pruneEvery, 1000)
+        XCTAssertEqual(store.retention.interval, day)
+        XCTAssertEqual(store.retention.interactionSeconds, 90 * day)
+    }
+}

@@ -1,0 +1,280 @@
+import HushCore
+import HushState
+import XCTest
+
+/// The behaviour every `StateStore` shares, checked against `InMemoryStateStore` (the reference)
+/// and `SQLiteStateStore`, each test on a fresh store. A failure names the store.
+final class StateStoreConformanceTests: XCTestCase {
+    static let stores: [(name: String, make: @Sendable (TemporaryDirectory) throws -> any StateStore)] = [
+        ("InMemoryStateStore", { _ in InMemoryStateStore() }),
+        ("SQLiteStateStore", { try SQLiteStateStore(path: $0.path("state/hush.sqlite")) }),
+    ]
+
+    private var currentStore: String?
+
+    /// Runs `check` on a fresh store of every kind.
+    func forEachStore(_ check: (any StateStore) throws -> Void) throws {
+        for (name, make) in Self.stores {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            currentStore = name
+            defer { currentStore = nil }
+            do {
+                try check(make(directory))
+            } catch {
+                XCTFail("threw \(error)")
+            }
+        }
+    }
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
+                                expected: Bool) {
+        let label = currentStore.map { "[\($0)] " } ?? ""
+        super.recordFailure(withDescription: label + description, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+
+    func testDeliverRoundTripsEveryField() throws { try forEachStore(checkDeliverRoundTripsEveryField) }
+    func testReplaceInPlaceKeepsGroupMembershipAndOrder() throws { try forEachStore(checkReplaceInPlaceKeepsGroupMembershipAndOrder) }
+    func testGroupsAreKeptPerUserAndApp() throws { try forEachStore(checkGroupsAreKeptPerUserAndApp) }
+    func testEnqueueReplaceAndDequeue() throws { try forEachStore(checkEnqueueReplaceAndDequeue) }
+    func testQueuedNotificationsBySummaryThenDate() throws { try forEachStore(checkQueuedNotificationsBySummaryThenDate) }
+    func testTakeDueSummariesInPresentationOrderAndDropsExpired() throws { try forEachStore(checkTakeDueSummariesInPresentationOrderAndDropsExpired) }
+    func testCallsSinceOldestFirst() throws { try forEachStore(checkCallsSinceOldestFirst) }
+    func testManualFocusSetReplaceAndClear() throws { try forEachStore(checkManualFocusSetReplaceAndClear) }
+    func testInteractionsSince() throws { try forEachStore(checkInteractionsSince) }
+    func testRecentCountsArrivalsDeliveredOrQueued() throws { try forEachStore(checkRecentCountsArrivalsDeliveredOrQueued) }
+    func testPruneForgetsOldDeliveredAndCalls() throws { try forEachStore(checkPruneForgetsOldDeliveredAndCalls) }
+    func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
+
+    // MARK: delivered list and groups
+
+    private func checkDeliverRoundTripsEveryField(_ store: any StateStore) throws {
+        let full = StoredNotification(user: "u", app: "com.example.chat", id: "1", date: t0 + 0.125, title: "Tïtle \"q\"",
+                                      body: "line\nline\t✓ 🎉", category: "MESSAGE", threadID: "th", groupID: "g",
+                                      summaryArgument: "Ana", summaryArgumentCount: 3, relevance: 0.75, hasMedia: true,
+                                      expiration: t0 + 3600, summaryAt: nil, sender: "+15551234567")
+        let bare = StoredNotification(user: "u", app: "com.example.chat", id: "2", date: t0, title: nil, body: nil,
+                                      category: nil, threadID: nil, groupID: nil, summaryArgument: nil,
+                                      summaryArgumentCount: 1, relevance: nil, hasMedia: false, expiration: nil,
+                                      summaryAt: t0 + 60, sender: nil)
+        try store.apply([.deliver(full), .deliver(bare)])
+        XCTAssertEqual(store.delivered(user: "u", app: "com.example.chat", id: "1"), full)
+        XCTAssertEqual(store.delivered(user: "u", app: "com.example.chat", id: "2"), bare)
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.other", id: "1"))
+        XCTAssertNil(store.delivered(user: "someone else", app: "com.example.chat", id: "1"))
+        XCTAssertNil(store.queued(user: "u", app: "com.example.chat", id: "1"))
+    }
+
+    private func checkReplaceInPlaceKeepsGroupMembershipAndOrder(_ store: any StateStore) throws {
+        try store.apply([.deliver(note("a", date: t0, group: "g"))])
+        try store.apply([.deliver(note("b", date: t0 + 1, group: "g"))])
+        try store.apply([.deliver(note("c", date: t0 + 2, group: "g"))])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "b", "c"])
+
+        // Replaced in place: same place, new content.
+        try store.apply([.deliver(note("a", date: t0 + 10, title: "new a", group: "g"))])
+        let members = store.groupMembers(user: "u", groupID: "g")
+        XCTAssertEqual(members.map(\.id), ["a", "b", "c"])
+        XCTAssertEqual(members.first?.title, "new a")
+        XCTAssertEqual(members.first?.date, t0 + 10)
+        XCTAssertEqual(store.delivered(user: "u", app: "com.example.chat", id: "a")?.title, "new a")
+
+        // Moving to another group leaves the first and joins the second last.
+        try store.apply([.deliver(note("d", date: t0 + 3, group: "h"))])
+        try store.apply([.deliver(note("b", date: t0 + 11, group: "h"))])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "c"])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "h").map(\.id), ["d", "b"])
+
+        // Back to the first group: it joins last.
+        try store.apply([.deliver(note("b", date: t0 + 12, group: "g"))])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "c", "b"])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "h").map(\.id), ["d"])
+
+        // Out of any group, then into one: last.
+        try store.apply([.deliver(note("a", date: t0 + 13, group: nil))])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["c", "b"])
+        try store.apply([.deliver(note("a", date: t0 + 14, group: "g"))])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["c", "b", "a"])
+    }
+
+    private func checkGroupsAreKeptPerUserAndApp(_ store: any StateStore) throws {
+        try store.apply([.deliver(note("1", user: "ana", group: "g")), .deliver(note("1", user: "bo", group: "g")),
+                         .deliver(note("1", user: "ana", app: "com.example.mail", group: "g"))])
+        XCTAssertEqual(store.groupMembers(user: "ana", groupID: "g").map(\.app), ["com.example.chat", "com.example.mail"])
+        XCTAssertEqual(store.groupMembers(user: "bo", groupID: "g").count, 1)
+        XCTAssertEqual(store.groupMembers(user: "cy", groupID: "g"), [])
+        XCTAssertEqual(store.groupMembers(user: "ana", groupID: "other"), [])
+    }
+
+    // MARK: summary queue
+
+    private func checkEnqueueReplaceAndDequeue(_ store: any StateStore) throws {
+        try store.apply([.enqueue(note("q1", date: t0, summaryAt: t0 + 3600))])
+        XCTAssertEqual(store.queued(user: "u", app: "com.example.chat", id: "q1")?.summaryAt, t0 + 3600)
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "q1"))
+
+        try store.apply([.enqueue(note("q1", date: t0 + 5, title: "replaced", summaryAt: t0 + 3600))])
+        XCTAssertEqual(store.queued(user: "u", app: "com.example.chat", id: "q1")?.title, "replaced")
+        XCTAssertEqual(store.queuedNotifications(user: "u").count, 1)
+
+        // Replaced by one delivered now: dequeued in the same evaluation.
+        try store.apply([.dequeue(user: "u", app: "com.example.chat", id: "q1"), .deliver(note("q1", date: t0 + 6))])
+        XCTAssertNil(store.queued(user: "u", app: "com.example.chat", id: "q1"))
+        XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "q1"))
+        XCTAssertEqual(store.queuedNotifications(user: "u"), [])
+        // Dequeuing something absent is fine.
+        try store.apply([.dequeue(user: "u", app: "com.example.chat", id: "nothing")])
+    }
+
+    private func checkQueuedNotificationsBySummaryThenDate(_ store: any StateStore) throws {
+        try store.apply([.enqueue(note("late", date: t0 + 1, summaryAt: t0 + 7200)),
+                         .enqueue(note("b", date: t0 + 2, summaryAt: t0 + 3600)),
+                         .enqueue(note("a", date: t0 + 1, summaryAt: t0 + 3600)),
+                         .enqueue(note("other", user: "v", date: t0, summaryAt: t0 + 60))])
+        XCTAssertEqual(store.queuedNotifications(user: "u").map(\.id), ["a", "b", "late"])
+        XCTAssertEqual(store.queuedNotifications(user: "v").map(\.id), ["other"])
+    }
+
+    private func checkTakeDueSummariesInPresentationOrderAndDropsExpired(_ store: any StateStore) throws {
+        let at1 = t0 + 3600, at2 = t0 + 7200
+        try store.apply([
+            .enqueue(note("plain-old", date: t0 + 1, summaryAt: at1)),
+            .enqueue(note("plain-new", date: t0 + 2, summaryAt: at1)),
+            .enqueue(note("media", date: t0 + 0.5, media: true, summaryAt: at1)),
+            .enqueue(note("zero", date: t0 + 3, relevance: 0, summaryAt: at1)),          // same as missing
+            .enqueue(note("high", date: t0, relevance: 1, summaryAt: at1)),
+            .enqueue(note("mid-media", date: t0, relevance: 0.5, media: true, summaryAt: at1)),
+            .enqueue(note("mid", date: t0 + 4, relevance: 0.5, summaryAt: at1)),
+            .enqueue(note("expired-2", date: t0 + 2, expiration: at1 - 1, summaryAt: at1)),
+            .enqueue(note("expired-1", date: t0 + 1, expiration: t0 + 10, summaryAt: at1)),
+            .enqueue(note("expires-at-summary", date: t0 + 0.25, expiration: at1, summaryAt: at1)),
+            .enqueue(note("second", date: t0 + 5, summaryAt: at2)),
+            .enqueue(note("not-due", date: t0 + 6, summaryAt: at2 + 1)),
+            .enqueue(note("other-user", user: "v", date: t0, summaryAt: at1)),
+        ])
+        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: at1 - 1), [])
+
+        let batches = try store.takeDueSummaries(user: "u", upTo: at2)
+        XCTAssertEqual(batches.map(\.at), [at1, at2])
+        XCTAssertEqual(batches.map(\.user), ["u", "u"])
+        XCTAssertEqual(batches[0].notifications.map(\.id),
+                       ["high", "mid-media", "mid", "media", "zero", "plain-new", "plain-old", "expires-at-summary"])
+        XCTAssertEqual(batches[0].dropped.map(\.id), ["expired-1", "expired-2"])
+        XCTAssertEqual(batches[1].notifications.map(\.id), ["second"])
+        XCTAssertEqual(batches[1].dropped, [])
+        XCTAssertEqual(batches[0].notifications.first, note("high", date: t0, relevance: 1, summaryAt: at1))
+
+        // Taken means gone; the rest waits.
+        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: at2), [])
+        XCTAssertNil(store.queued(user: "u", app: "com.example.chat", id: "high"))
+        XCTAssertEqual(store.queuedNotifications(user: "u").map(\.id), ["not-due"])
+        XCTAssertEqual(store.queuedNotifications(user: "v").map(\.id), ["other-user"])
+        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: at2 + 1).map { $0.notifications.map(\.id) }, [["not-due"]])
+    }
+
+    // MARK: calls
+
+    private func checkCallsSinceOldestFirst(_ store: any StateStore) throws {
+        let ana = Person(handle: "+15550001", name: "Ana \"A\" Núñez", contact: "ab-1", aliases: ["ana@example.com", "+15550002"])
+        let bare = Person(handle: "+15559999")
+        let nobody = Person()
+        try store.apply([.recordCall(CallRecord(user: "u", date: t0, app: "com.apple.phone", caller: ana))])
+        try store.apply([.recordCall(CallRecord(user: "u", date: t0 + 60, app: "com.apple.phone", caller: bare)),
+                         .recordCall(CallRecord(user: "v", date: t0 + 60, app: "com.apple.phone", caller: ana))])
+        try store.apply([.recordCall(CallRecord(user: "u", date: t0 + 120, app: "com.example.voip", caller: nobody))])
+
+        XCTAssertEqual(store.calls(user: "u", since: t0).map(\.caller), [ana, bare, nobody])
+        XCTAssertEqual(store.calls(user: "u", since: t0 + 60).map(\.date), [t0 + 60, t0 + 120])
+        XCTAssertEqual(store.calls(user: "u", since: t0 + 121), [])
+        XCTAssertEqual(store.calls(user: "v", since: 0), [CallRecord(user: "v", date: t0 + 60, app: "com.apple.phone", caller: ana)])
+        XCTAssertEqual(store.calls(user: "u", since: 0).last, CallRecord(user: "u", date: t0 + 120, app: "com.example.voip", caller: nobody))
+    }
+
+    // MARK: manual focus
+
+    private func checkManualFocusSetReplaceAndClear(_ store: any StateStore) throws {
+        XCTAssertNil(store.manualFocus(user: "u"))
+        try store.setManualFocus(user: "u", ManualFocus(name: "Work", since: t0, until: t0 + 3600))
+        let work = try XCTUnwrap(store.manualFocus(user: "u"))
+        XCTAssertEqual(work, ManualFocus(name: "Work", since: t0, until: t0 + 3600))
+        XCTAssertTrue(work.isInForce(at: t0 + 3599))
+        XCTAssertFalse(work.isInForce(at: t0 + 3600))
+        XCTAssertNil(store.manualFocus(user: "v"))
+
+        // Every focus off by hand is a state of its own, not "no manual focus".
+        try store.setManualFocus(user: "u", ManualFocus(name: nil, since: t0 + 10))
+        XCTAssertEqual(store.manualFocus(user: "u"), ManualFocus(name: nil, since: t0 + 10, until: nil))
+        try store.setManualFocus(user: "u", nil)
+        XCTAssertNil(store.manualFocus(user: "u"))
+        try store.setManualFocus(user: "u", nil)
+        XCTAssertNil(store.manualFocus(user: "u"))
+    }
+
+    // MARK: interactions
+
+    private func checkInteractionsSince(_ store: any StateStore) throws {
+        let ana = Person(handle: "+15550001", name: "Ana", aliases: ["ana@example.com"])
+        let bo = Person(handle: "bo@example.com", contact: "ab-2")
+        let donated = [
+            Interaction(user: "u", date: t0, direction: .outgoing, kind: .message, app: "com.example.chat", people: [ana, bo], group: "Family"),
+            Interaction(user: "u", date: t0 + 60, direction: .incoming, kind: .call, app: nil, people: [bo]),
+            Interaction(user: "v", date: t0 + 30, direction: .outgoing, kind: .call, people: []),
+            Interaction(user: "u", date: t0 + 120, direction: .outgoing, kind: .message, people: [ana]),
+        ]
+        try store.addInteractions(Array(donated[0..<2]))
+        try store.addInteractions(Array(donated[2...]))
+        try store.addInteractions([])
+        XCTAssertEqual(store.interactions(user: "u", since: t0), [donated[0], donated[1], donated[3]])
+        XCTAssertEqual(store.interactions(user: "u", since: t0 + 60), [donated[1], donated[3]])
+        XCTAssertEqual(store.interactions(user: "v", since: 0), [donated[2]])
+        XCTAssertEqual(store.interactions(user: "w", since: 0), [])
+    }
+
+    // MARK: recent
+
+    private func checkRecentCountsArrivalsDeliveredOrQueued(_ store: any StateStore) throws {
+        try store.apply([.deliver(note("d1", date: t0, sender: "+1555"))])
+        try store.apply([.enqueue(note("q1", date: t0 + 10, summaryAt: t0 + 3600))])
+        try store.apply([.deliver(note("old", date: t0 - 100))])
+        XCTAssertEqual(store.recent(user: "u", since: t0).map(\.id), ["d1", "q1"])
+        XCTAssertEqual(store.recent(user: "u", since: t0).first?.sender, "+1555")
+
+        // Summarised: delivered with its summary instant, not counted twice; still recent.
+        let batches = try store.takeDueSummaries(user: "u", upTo: t0 + 3600)
+        try store.apply(batches[0].notifications.map { .deliver($0) })
+        XCTAssertEqual(store.recent(user: "u", since: t0).map(\.id), ["d1", "q1"])
+        XCTAssertEqual(store.recent(user: "u", since: t0 - 1000).map(\.id), ["d1", "q1", "old"])
+        XCTAssertEqual(store.recent(user: "v", since: 0), [])
+    }
+
+    // MARK: prune
+
+    private func checkPruneForgetsOldDeliveredAndCalls(_ store: any StateStore) throws {
+        let ana = Person(handle: "+15550001")
+        try store.apply([
+            .deliver(note("old", date: t0 - 10, group: "g")), .deliver(note("new", date: t0, group: "g")),
+            .deliver(note("old-v", user: "v", date: t0 - 10)),
+            .enqueue(note("queued-old", date: t0 - 10, summaryAt: t0 + 100)),
+            .recordCall(CallRecord(user: "u", date: t0 - 10, app: "phone", caller: ana)),
+            .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana)),
+        ])
+        try store.addInteractions([Interaction(user: "u", date: t0 - 10, direction: .outgoing, kind: .call, people: [ana])])
+        try store.prune(before: t0)
+
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "old"))
+        XCTAssertNil(store.delivered(user: "v", app: "com.example.chat", id: "old-v"))
+        XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "new"))
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["new"])
+        XCTAssertEqual(store.calls(user: "u", since: 0).map(\.date), [t0])
+        XCTAssertEqual(store.recent(user: "u", since: 0).map(\.id), ["new"])
+        // The queue and interactions are not the delivered list: kept.
+        XCTAssertNotNil(store.queued(user: "u", app: "com.example.chat", id: "queued-old"))
+        XCTAssertEqual(store.interactions(user: "u", since: 0).count, 1)
+    }
+
+    private func checkEmptyApplyChangesNothing(_ store: any StateStore) throws {
+        try store.apply([])
+        XCTAssertEqual(store.recent(user: "u", since: 0), [])
+        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: .greatestFiniteMagnitude), [])
+    }
+}
