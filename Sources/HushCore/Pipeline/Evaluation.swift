@@ -98,7 +98,10 @@ struct Evaluation {
     // MARK: rules
 
     mutating func runRules(_ runner: (any RuleRunning)?) {
-        guard let runner, !policy.rules.isEmpty else { return }
+        guard let runner, !policy.rules.isEmpty else {
+            traceOnly("rules", "the policy has no rules")
+            return
+        }
         let ruleContext = RuleContext(
             now: now, local: clock.local(now), focus: activeFocus?.focus.name, locked: context.locked,
             ringer: context.ringer, audio: context.audio, user: envelope.user, state: state, directory: directory)
@@ -178,7 +181,10 @@ struct Evaluation {
     // MARK: 4. collapse
 
     mutating func collapse() {
-        guard !envelope.idIsGenerated else { return }
+        guard !envelope.idIsGenerated else {
+            traceOnly("collapse", "no request id: nothing to replace")
+            return
+        }
         if state.delivered(user: envelope.user, app: envelope.app, id: envelope.id) != nil {
             decision.replaces = envelope.id
             note("collapse", "replaces the delivered notification \(envelope.id) in place")
@@ -186,6 +192,8 @@ struct Evaluation {
             decision.replaces = envelope.id
             replacedQueued = true
             note("collapse", "replaces the notification \(envelope.id) waiting for the summary")
+        } else {
+            traceOnly("collapse", "no earlier notification \(envelope.id) from \(settings.name)")
         }
     }
 
@@ -193,7 +201,10 @@ struct Evaluation {
 
     mutating func holdForSummary() -> Bool {
         let wanted = subject.delivery == .summary || subject.summary ?? settings.summary
-        guard wanted else { return false }
+        guard wanted else {
+            traceOnly("summary", subject.summary == false ? "a rule keeps it out of the summary" : "\(settings.name) is not in the Scheduled Summary")
+            return false
+        }
         guard let at = pipeline.nextSummary(atOrAfter: now, clock: clock) else {
             if subject.delivery == .summary { decision.errors.append("delivery \"summary\" asked for, but the policy has no summary times") }
             traceOnly("summary", "no summary times: nothing is held")
@@ -234,7 +245,10 @@ struct Evaluation {
     // MARK: 6. focus
 
     mutating func applyFocus() {
-        guard let (focus, why) = activeFocus else { return }
+        guard let (focus, why) = activeFocus else {
+            traceOnly("focus", "no focus is on")
+            return
+        }
         if subject.delivery == .silenced {
             decision.delivery = .silenced
             decision.breakthrough = nil
@@ -408,20 +422,30 @@ struct Evaluation {
     }
 
     mutating func announce() {
-        guard decision.delivery == .alert else { return }
+        guard decision.delivery == .alert else {
+            traceOnly("announcement", "only alerts are announced")
+            return
+        }
         let communication = envelope.communication
         let wanted: Bool
         switch context.audio {
         case .none:
+            traceOnly("announcement", "no headphones or CarPlay: nothing is announced")
             return
         case .headphones:
-            guard policy.announce.headphones else { return }
+            guard policy.announce.headphones else {
+                traceOnly("announcement", "announcements on headphones are off (announce { headphones = true } turns them on)")
+                return
+            }
             if settings.announce == false { wanted = false } // never, whatever a rule says
             else if let override = subject.announce { wanted = override }
             else if settings.announce == true { wanted = true }
             else { wanted = communication?.sender != nil || subject.level >= .timeSensitive }
         case .carplay:
-            guard policy.announce.carplay else { return }
+            guard policy.announce.carplay else {
+                traceOnly("announcement", "announcements in CarPlay are off (announce { carplay = true } turns them on)")
+                return
+            }
             if settings.announce == false { wanted = false }
             else if let override = subject.announce { wanted = override }
             else { wanted = communication?.kind == .message && communication?.sender != nil }
@@ -449,6 +473,8 @@ struct Evaluation {
             let line = GroupSummary.line(others: others, categories: policy.categories)
             decision.group = Decision.Group(id: id, count: count, summary: line)
             traceOnly("group", "group \(id) holds \(count)" + (line.map { ": \"\($0)\"" } ?? ""))
+        } else {
+            traceOnly("group", "grouping is off for \(settings.name)")
         }
         if previewsHidden {
             let format = envelope.category.flatMap { policy.categories[$0]?.hiddenPreview } ?? .defaultPlaceholder
