@@ -10,8 +10,12 @@ struct StateOptions: ParsableArguments {
     @Flag(help: "Keep state in memory for this run only.")
     var ephemeral = false
 
+    @Option(help: ArgumentHelp("Days the delivered list and call log are kept (default: $HUSH_RETENTION_DAYS, else 7).", valueName: "days"))
+    var retention: Double?
+
     func validate() throws {
         if statePath != nil && ephemeral { throw ValidationError("--state and --ephemeral cannot be used together") }
+        if let retention, !(retention > 0) { throw ValidationError("--retention must be a number of days above 0") }
     }
 
     /// The store for this run; a state file that cannot be opened is an error (exit 2), never replaced.
@@ -19,7 +23,8 @@ struct StateOptions: ParsableArguments {
         if ephemeral { return InMemoryStateStore() }
         let path = Self.resolvedPath(statePath)
         do {
-            return try SQLiteStateStore(path: path)
+            let days = retention ?? ProcessInfo.processInfo.environment["HUSH_RETENTION_DAYS"].flatMap(Double.init) ?? 7
+            return try SQLiteStateStore(path: path, retentionDays: days)
         } catch {
             Output.error("hush: \(error)")
             throw ExitCode(2)

@@ -115,8 +115,18 @@ public final class PolicyInterpreter: RuleRunning {
         case .syntax: return "syntax error: \(error.message)"
         case .budget: return "the policy took too long to load: \(error.message)"
         case .memory: return "the policy used more memory than allowed while loading"
-        case .runtime: return error.message
+        case .runtime: return error.message + misspeltGlobalHint(error.message)
         }
+    }
+
+    static let vocabulary = ["timezone", "app", "category", "summary", "contact", "focus", "announce", "rule", "hush"]
+
+    /// "attempt to call a nil value (global 'focuss')" → " (did you mean 'focus'?)"
+    static func misspeltGlobalHint(_ message: String) -> String {
+        guard let start = message.firstRange(of: "(global '")?.upperBound,
+              let end = message[start...].firstIndex(of: "'") else { return "" }
+        let name = String(message[start..<end])
+        return Spelling.hint(for: name, in: vocabulary)
     }
 
     // MARK: running rules

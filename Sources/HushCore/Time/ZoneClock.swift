@@ -27,6 +27,9 @@ public final class ZoneClock: Sendable {
 
     public static func isKnown(_ identifier: String) -> Bool { TimeZone(identifier: identifier) != nil }
 
+    /// Every IANA name the machine knows, for "did you mean" hints.
+    public static var knownIdentifiers: [String] { TimeZone.knownTimeZoneIdentifiers }
+
     /// Seconds east of UTC at the instant `t` (UNIX seconds).
     public func offset(at t: Double) -> Int {
         if let hit = spans.withLock({ spans in spans.first { $0.start <= t && t < $0.end }?.offset }) { return hit }

@@ -61,7 +61,9 @@ struct PolicyBuilder {
         }
         timezoneLine = (d.file, d.line)
         guard ZoneClock.isKnown(name) else {
-            problems.add(d.file, d.line, "timezone: unknown time zone \"\(name)\" (use an IANA name such as \"Europe/Berlin\")")
+            let hint = Spelling.nearest(to: name, in: ZoneClock.knownIdentifiers).map { "did you mean \"\($0)\"?" }
+                ?? "use an IANA name such as \"Europe/Berlin\""
+            problems.add(d.file, d.line, "timezone: unknown time zone \"\(name)\" (\(hint))")
             return
         }
         policy.timezone = name
@@ -244,7 +246,7 @@ struct PolicyBuilder {
 
     private func time(_ s: SettingsReader, _ key: String) -> Int? {
         guard let value = s[key] else {
-            s.fail(key, "schedule needs \(key) = \"HH:MM\"")
+            s.fail(key, "'\(key)' is required: \(key) = \"HH:MM\"")
             return nil
         }
         guard let text = value.stringValue, let minutes = Schedule.parseTime(text) else {
