@@ -53,6 +53,9 @@ extension Session {
         func advance(to t: Double, inclusive: Bool) throws {
             // Focus boundaries and summary times between the previous instant and t, in order.
             var instants = focusBoundaries(after: previous, upTo: t, clock: clock)
+            for user in users {
+                if let until = store.manualFocus(user: user)?.until, until > previous, until <= t { instants.append(until) }
+            }
             var s = previous
             while let next = engine.pipeline.nextSummary(atOrAfter: s, clock: clock), next <= t {
                 instants.append(next)
