@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "LuaTests", dependencies: ["Lua"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HushCoreTests", dependencies: ["HushCore", "HushState"]),
         .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore", "Lua"]),
-        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore"]),
+        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HushCLI"]),
     ],

@@ -48,13 +48,13 @@ public final class Session {
     }
 
     /// Delivers every summary due at or before `t`: its notifications join the delivered list and
-    /// their groups; expired ones are dropped.
+    /// their groups; expired ones are dropped. Taking and delivering are one transaction, so a
+    /// crash between them cannot lose the summary.
     public func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
-        let batches = try store.takeDueSummaries(user: user, upTo: t)
-        for batch in batches {
-            try store.apply(engine.pipeline.deliveryChanges(forSummary: batch.notifications))
+        let pipeline = engine.pipeline
+        return try store.deliverDueSummaries(user: user, upTo: t) { batch in
+            pipeline.deliveryChanges(forSummary: batch.notifications)
         }
-        return batches
     }
 
     /// Decodes one line (a JSON object) into an envelope.

@@ -31,6 +31,17 @@ struct StateOptions: ParsableArguments {
         }
     }
 
+    /// For commands that only read: a read that failed (a damaged file) is an error (exit 2), not
+    /// an empty answer.
+    static func verifyReads(_ store: any StateStore) throws {
+        do {
+            try store.verifyReads()
+        } catch {
+            Output.error("hush: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
     static func resolvedPath(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let explicit { return explicit }
         if let env = environment["HUSH_STATE"], !env.isEmpty { return env }

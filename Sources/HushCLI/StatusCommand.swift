@@ -21,6 +21,7 @@ struct StatusCommand: ParsableCommand {
         let active = engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock)
         let queued = store.queuedNotifications(user: user)
         let next = engine.pipeline.nextSummary(atOrAfter: now, clock: clock)
+        try StateOptions.verifyReads(store)
         var perApp: [(String, Int)] = []
         for n in queued {
             let name = engine.pipeline.settings(for: n.app).name

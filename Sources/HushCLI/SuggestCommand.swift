@@ -41,6 +41,7 @@ struct SuggestCommand: ParsableCommand {
         let ranked = Suggestions.rank(interactions: store.interactions(user: user, since: now - Suggestions.windowSeconds),
                                       now: now, focus: focusSettings, clock: clock, directory: engine.pipeline.directory)
             .prefix(limit)
+        try StateOptions.verifyReads(store)
         if json {
             var w = JSONWriter(capacity: 1024)
             w.raw("[")

@@ -1,89 +1,203 @@
+import Foundation
 import HushCore
 
 /// State in memory: for tests and `--ephemeral`. Not thread-safe: one owner at a time.
-public final class InMemoryStateStore: StateStore {
+///
+/// Everything is kept per user, so one user's reads never scan another's state. Like
+/// `SQLiteStateStore`, the store forgets on its own: delivered notifications, arrivals and calls
+/// older than `retentionDays` (relative to the newest date applied for the user, never beyond
+/// tomorrow's wall clock) are pruned now and then, interactions after the suggestion window, so a
+/// long run's memory stays flat. Calls, arrivals and interactions are kept in arrival order and,
+/// while that order is also time order (the usual case), read with a binary search. Each group
+/// keeps its members in order and a `GroupDigest` of them, updated as members join.
+public final class InMemoryStateStore: StateStore, GroupDigestReading {
+    public let retentionDays: Double
+    private let retentionSeconds: Double
+    private let interactionRetentionSeconds: Double
+    private let pruneEvery: Int
+    private let pruneInterval: Double
+
+    private var users: [String: UserState] = [:]
+    /// The last user looked up: a stream often has runs of one user, and an evaluation reads the
+    /// same user's state several times.
+    private var lastUser: String?
+    private var lastState: UserState?
+
+    /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
+    ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
+    public init(retentionDays: Double = 7) {
+        self.retentionDays = retentionDays > 0 ? retentionDays : 7
+        retentionSeconds = self.retentionDays * 86400
+        interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
+        pruneEvery = 1000
+        pruneInterval = min(86400, retentionSeconds)
+    }
+
+    // MARK: per user
+
     private struct Key: Hashable {
-        var user: String
         var app: String
         var id: String
     }
 
-    private var delivered: [Key: StoredNotification] = [:]
-    /// Delivered keys per user and group, oldest first.
-    private var groups: [String: [String: [Key]]] = [:]
-    private var queue: [Key: StoredNotification] = [:]
-    private var callLog: [String: [CallRecord]] = [:]
-    private var manual: [String: ManualFocus] = [:]
-    private var donated: [String: [Interaction]] = [:]
-    private var arrivals: [String: [StoredNotification]] = [:]
+    private final class Group {
+        /// Oldest first.
+        var members: [StoredNotification] = []
+        /// Of `members`; nil when it must be rebuilt (a member was replaced or removed).
+        var digest: GroupDigest? = GroupDigest()
+    }
 
-    public init() {}
+    private final class UserState {
+        var delivered: [Key: StoredNotification] = [:]
+        var groups: [String: Group] = [:]
+        var queue: [Key: StoredNotification] = [:]
+        /// No queued notification is due before this (a lower bound; exact after a take).
+        var nextDue = Double.infinity
+        var calls = ArrivalList<CallRecord>()
+        var arrivals = ArrivalList<StoredNotification>()
+        var interactions = ArrivalList<Interaction>()
+        var manual: ManualFocus?
+        // Retention bookkeeping, as in SQLiteStateStore.
+        var newest = -Double.infinity
+        var prunedThrough: Double?
+        var appliesSincePrune = 0
+    }
+
+    private func state(_ user: String) -> UserState? {
+        if let lastState, lastUser == user { return lastState }
+        guard let found = users[user] else { return nil }
+        lastUser = user
+        lastState = found
+        return found
+    }
+
+    private func makeState(_ user: String) -> UserState {
+        if let found = state(user) { return found }
+        let created = UserState()
+        users[user] = created
+        lastUser = user
+        lastState = created
+        return created
+    }
+
+    // MARK: reading
 
     public func delivered(user: String, app: String, id: String) -> StoredNotification? {
-        delivered[Key(user: user, app: app, id: id)]
+        state(user)?.delivered[Key(app: app, id: id)]
     }
 
     public func queued(user: String, app: String, id: String) -> StoredNotification? {
-        queue[Key(user: user, app: app, id: id)]
+        guard let s = state(user), !s.queue.isEmpty else { return nil }
+        return s.queue[Key(app: app, id: id)]
     }
 
     public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
-        (groups[user]?[groupID] ?? []).compactMap { delivered[$0] }
+        state(user)?.groups[groupID]?.members ?? []
+    }
+
+    public func groupDigest(user: String, groupID: String) -> GroupDigest? {
+        guard let group = state(user)?.groups[groupID] else { return GroupDigest() }
+        if let digest = group.digest { return digest }
+        let digest = GroupDigest(members: group.members)
+        group.digest = digest
+        return digest
     }
 
     public func calls(user: String, since: Double) -> [CallRecord] {
-        (callLog[user] ?? []).filter { $0.date >= since }
+        state(user)?.calls.since(since) ?? []
     }
 
-    public func manualFocus(user: String) -> ManualFocus? { manual[user] }
+    public func manualFocus(user: String) -> ManualFocus? { state(user)?.manual }
 
     public func recent(user: String, since: Double) -> [StoredNotification] {
-        (arrivals[user] ?? []).filter { $0.date >= since }
+        state(user)?.arrivals.since(since) ?? []
     }
 
     public func interactions(user: String, since: Double) -> [Interaction] {
-        (donated[user] ?? []).filter { $0.date >= since }
+        state(user)?.interactions.since(since) ?? []
     }
 
     public func queuedNotifications(user: String) -> [StoredNotification] {
-        queue.values.filter { $0.user == user }.sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
+        (state(user)?.queue.values.map { $0 } ?? []).sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
     }
+
+    // MARK: writing
 
     public func apply(_ changes: [StateChange]) {
         for change in changes {
             switch change {
-            case .deliver(let n): deliver(n)
+            case .deliver(let n):
+                let s = makeState(n.user)
+                deliver(n, in: s)
+                noteApplied(s, date: n.date)
             case .enqueue(let n):
-                queue[Key(user: n.user, app: n.app, id: n.id)] = n
-                arrivals[n.user, default: []].append(n)
+                let s = makeState(n.user)
+                s.queue[Key(app: n.app, id: n.id)] = n
+                s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
+                s.arrivals.append(n, date: n.date)
+                noteApplied(s, date: n.date)
             case .dequeue(let user, let app, let id):
-                queue[Key(user: user, app: app, id: id)] = nil
+                if let s = state(user) {
+                    s.queue[Key(app: app, id: id)] = nil
+                    noteApplied(s, date: -.infinity)
+                }
             case .recordCall(let call):
-                callLog[call.user, default: []].append(call)
+                let s = makeState(call.user)
+                s.calls.append(call, date: call.date)
+                noteApplied(s, date: call.date)
             }
+        }
+        for change in changes {
+            let user: String
+            switch change {
+            case .deliver(let n), .enqueue(let n): user = n.user
+            case .dequeue(let u, _, _): user = u
+            case .recordCall(let call): user = call.user
+            }
+            if let s = state(user) { pruneIfDue(s) }
         }
     }
 
-    private func deliver(_ n: StoredNotification) {
-        let key = Key(user: n.user, app: n.app, id: n.id)
-        if let old = delivered[key], let oldGroup = old.groupID, oldGroup != n.groupID {
-            groups[n.user]?[oldGroup]?.removeAll { $0 == key }
+    private func deliver(_ n: StoredNotification, in s: UserState) {
+        let key = Key(app: n.app, id: n.id)
+        let old = s.delivered.updateValue(n, forKey: key)
+        if let old, let oldGroup = old.groupID, oldGroup == n.groupID, let group = s.groups[oldGroup] {
+            // Replaced in place: same position in its group.
+            if let i = group.members.lastIndex(where: { $0.id == n.id && $0.app == n.app }) {
+                group.members[i] = n
+                group.digest = nil
+            }
+        } else {
+            if let old, let oldGroup = old.groupID, let group = s.groups[oldGroup] {
+                group.members.removeAll { $0.id == n.id && $0.app == n.app }
+                group.digest = nil
+                if group.members.isEmpty { s.groups[oldGroup] = nil }
+            }
+            if let groupID = n.groupID {
+                let group: Group
+                if let found = s.groups[groupID] { group = found } else { group = Group(); s.groups[groupID] = group }
+                group.members.append(n)
+                group.digest?.add(n)
+            }
         }
-        let isNew = delivered[key]?.groupID != n.groupID || delivered[key] == nil
-        delivered[key] = n
-        if let group = n.groupID, isNew { groups[n.user, default: [:]][group, default: []].append(key) }
         // A notification delivered by its summary was counted when it arrived.
-        if n.summaryAt == nil { arrivals[n.user, default: []].append(n) }
+        if n.summaryAt == nil { s.arrivals.append(n, date: n.date) }
     }
 
     public func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
-        let due = queue.values.filter { $0.user == user && ($0.summaryAt ?? .infinity) <= t }
-        guard !due.isEmpty else { return [] }
+        guard let s = state(user), s.nextDue <= t else { return [] }
         var batches: [Double: [StoredNotification]] = [:]
-        for n in due {
-            batches[n.summaryAt!, default: []].append(n)
-            queue[Key(user: n.user, app: n.app, id: n.id)] = nil
+        var next = Double.infinity
+        for (key, n) in s.queue {
+            let at = n.summaryAt ?? .infinity
+            if at <= t {
+                batches[at, default: []].append(n)
+                s.queue[key] = nil
+            } else {
+                next = min(next, at)
+            }
         }
+        s.nextDue = next
         return batches.keys.sorted().map { at in
             let all = batches[at]!
             let dropped = all.filter { ($0.expiration ?? .infinity) < at }.sorted { $0.date < $1.date }
@@ -92,18 +206,104 @@ public final class InMemoryStateStore: StateStore {
         }
     }
 
-    public func setManualFocus(user: String, _ focus: ManualFocus?) { manual[user] = focus }
+    public func setManualFocus(user: String, _ focus: ManualFocus?) { makeState(user).manual = focus }
 
     public func addInteractions(_ interactions: [Interaction]) {
-        for interaction in interactions { donated[interaction.user, default: []].append(interaction) }
+        for interaction in interactions { makeState(interaction.user).interactions.append(interaction, date: interaction.date) }
     }
 
     public func prune(before t: Double) {
-        for (key, n) in delivered where n.date < t {
-            delivered[key] = nil
-            if let group = n.groupID { groups[n.user]?[group]?.removeAll { $0 == key } }
+        for s in users.values { prune(s, before: t) }
+    }
+
+    // MARK: retention
+
+    private func noteApplied(_ s: UserState, date: Double) {
+        s.appliesSincePrune += 1
+        guard date.isFinite else { return }
+        // A date far in the future (a bad clock, a typo) must not prune everything real.
+        let ceiling = Date().timeIntervalSince1970 + 86400
+        s.newest = max(s.newest, min(date, ceiling))
+    }
+
+    private func pruneIfDue(_ s: UserState) {
+        guard s.newest.isFinite else { return }
+        let due = s.appliesSincePrune >= pruneEvery || s.prunedThrough.map { s.newest - $0 >= pruneInterval } ?? true
+        guard due else { return }
+        prune(s, before: s.newest - retentionSeconds)
+        s.interactions.removeOlder(than: s.newest - interactionRetentionSeconds)
+        s.prunedThrough = s.newest
+        s.appliesSincePrune = 0
+    }
+
+    private func prune(_ s: UserState, before t: Double) {
+        var touched: Set<String> = []
+        for (key, n) in s.delivered where n.date < t {
+            s.delivered[key] = nil
+            if let group = n.groupID { touched.insert(group) }
         }
-        for user in callLog.keys { callLog[user]?.removeAll { $0.date < t } }
-        for user in arrivals.keys { arrivals[user]?.removeAll { $0.date < t } }
+        for groupID in touched {
+            guard let group = s.groups[groupID] else { continue }
+            group.members.removeAll { $0.date < t }
+            group.digest = nil
+            if group.members.isEmpty { s.groups[groupID] = nil }
+        }
+        s.calls.removeOlder(than: t)
+        s.arrivals.removeOlder(than: t)
+    }
+}
+
+/// Items kept in arrival order, with their dates. While arrival order is also time order (the
+/// usual case), reading those since an instant and forgetting older ones are a binary search;
+/// otherwise a scan.
+struct ArrivalList<Item> {
+    private var items: [Item] = []
+    private var dates: [Double] = []
+    private var sorted = true
+
+    mutating func append(_ item: Item, date: Double) {
+        if let last = dates.last, date < last { sorted = false }
+        items.append(item)
+        dates.append(date)
+    }
+
+    /// Index of the first date at or after `t` (sorted only).
+    private func firstIndex(atOrAfter t: Double) -> Int {
+        var low = 0, high = dates.count
+        while low < high {
+            let mid = (low + high) / 2
+            if dates[mid] < t { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Those dated at or after `t`, in arrival order.
+    func since(_ t: Double) -> [Item] {
+        if sorted { return Array(items[firstIndex(atOrAfter: t)...]) }
+        var out: [Item] = []
+        for i in dates.indices where dates[i] >= t { out.append(items[i]) }
+        return out
+    }
+
+    mutating func removeOlder(than t: Double) {
+        if sorted {
+            let k = firstIndex(atOrAfter: t)
+            if k > 0 {
+                items.removeFirst(k)
+                dates.removeFirst(k)
+            }
+            return
+        }
+        var keptItems: [Item] = []
+        var keptDates: [Double] = []
+        var isSorted = true
+        for i in dates.indices where !(dates[i] < t) {
+            if let last = keptDates.last, dates[i] < last { isSorted = false }
+            keptItems.append(items[i])
+            keptDates.append(dates[i])
+        }
+        items = keptItems
+        dates = keptDates
+        sorted = isSorted
     }
 }

@@ -42,12 +42,15 @@ extension SQLiteStateStore {
         try db.execute(sql: """
             -- The delivered list. seq is renewed when a notification joins a group, so a group's
             -- members come back oldest (first joined) first; replaced in place, it keeps it.
+            -- rev: drawn at random on every insert and update, so a reader can tell a row it
+            -- decoded before from a changed one (see SQLiteStateStore+RowCache.swift).
             CREATE TABLE delivered (
                 seq INTEGER PRIMARY KEY,
+                rev INTEGER NOT NULL,
                 \(notificationColumns),
                 UNIQUE (user, app, id)
             );
-            CREATE INDEX delivered_by_group ON delivered (user, group_id, seq);
+            CREATE INDEX delivered_by_group ON delivered (user, group_id, seq, rev);
             CREATE INDEX delivered_by_date ON delivered (user, date);
 
             -- The summary queue.

@@ -6,8 +6,9 @@ extension SQLiteStateStore {
 
     static let selectDelivered = "SELECT \(N.sqlColumns) FROM delivered WHERE user = ? AND app = ? AND id = ?"
     static let selectQueued = "SELECT \(N.sqlColumns) FROM queue WHERE user = ? AND app = ? AND id = ?"
-    /// Oldest member (first to join the group) first.
-    static let selectGroupMembers = "SELECT \(N.sqlColumns) FROM delivered WHERE user = ? AND group_id = ? ORDER BY seq"
+    /// Oldest member (first to join the group) first; from the covering index alone.
+    static let selectGroupKeys = "SELECT seq, rev FROM delivered WHERE user = ? AND group_id = ? ORDER BY seq"
+    static let selectDeliveredBySeq = "SELECT \(N.sqlColumns), rev FROM delivered WHERE seq = ?"
     static let selectCalls = "SELECT date, app, caller FROM calls WHERE user = ? AND date >= ? ORDER BY seq"
     static let selectManualFocus = "SELECT name, since, until FROM manual_focus WHERE user = ?"
     static let selectRecent = "SELECT \(N.sqlColumns) FROM arrivals WHERE user = ? AND date >= ? ORDER BY seq"
@@ -18,15 +19,17 @@ extension SQLiteStateStore {
         SELECT \(N.sqlColumns) FROM queue WHERE user = ? ORDER BY coalesce(summary_at, 0), date, seq
         """
     static let selectDue = "SELECT \(N.sqlColumns), seq FROM queue WHERE user = ? AND summary_at <= ? ORDER BY summary_at, seq"
+    static let selectAnyDue = "SELECT EXISTS (SELECT 1 FROM queue WHERE user = ? AND summary_at <= ?)"
     static let deleteDue = "DELETE FROM queue WHERE user = ? AND summary_at <= ?"
 
     /// Replaced in place: a notification keeps its place in its group unless it changes group,
     /// and then joins the new one last (a new seq, above every other).
     static let upsertDelivered = """
-        INSERT INTO delivered (\(N.sqlColumns)) VALUES (\(N.sqlPlaceholders))
+        INSERT INTO delivered (\(N.sqlColumns), rev) VALUES (\(N.sqlPlaceholders), random())
         ON CONFLICT (user, app, id) DO UPDATE SET
             seq = CASE WHEN delivered.group_id IS excluded.group_id THEN delivered.seq
                        ELSE (SELECT max(seq) + 1 FROM delivered) END,
+            rev = random(),
             \(N.sqlUpdateFromExcluded)
         """
     static let upsertQueued = """

@@ -9,10 +9,14 @@ import HushCore
 ///   (another `hush`) open their own connection; WAL lets them read while one writes, and the
 ///   5 s busy timeout plus `BEGIN IMMEDIATE` make concurrent writers wait rather than fail.
 /// - Every write is one transaction: `apply` (one evaluation), `takeDueSummaries` (select and
-///   delete), `addInteractions` (one call), `setManualFocus`, `prune`. A committed transaction
-///   survives the process being killed (WAL, `synchronous=NORMAL`).
+///   delete), `deliverDueSummaries` (select, delete and deliver), `addInteractions` (one call),
+///   `setManualFocus`, `prune`. A committed transaction survives the process being killed (WAL,
+///   `synchronous=NORMAL`).
 /// - Reads cannot throw (`StateReading`): a failed read returns nothing and its error is thrown by
-///   the next write, so an evaluation that read broken state is never recorded as done.
+///   the next write (or `verifyReads()`), so an evaluation that read broken state is never
+///   recorded as done.
+/// - Hot reads use prepared statements cached per connection; group members come from an
+///   index-only scan plus a cache of decoded rows (`SQLiteStateStore+RowCache.swift`).
 ///
 /// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
 public final class SQLiteStateStore: StateStore {
@@ -22,6 +26,8 @@ public final class SQLiteStateStore: StateStore {
     let retention: RetentionPolicy
     /// Per user: the newest date applied and when the user's rows were last pruned.
     var retentionBook: [String: RetentionBookEntry] = [:]
+    /// Delivered rows already decoded, by seq (see `SQLiteStateStore+RowCache.swift`).
+    var rowCache = RowCache()
     private var deferredError: Error?
 
     /// Opens (creating it and its directory if needed) the state file at `path`.
@@ -50,7 +56,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
-        notifications(sql: Self.selectGroupMembers, [user, groupID], action: "read a group")
+        read("read a group", default: []) { db in try cachedGroupMembers(db, user: user, groupID: groupID) }
     }
 
     public func calls(user: String, since: Double) -> [CallRecord] {
@@ -103,40 +109,71 @@ public final class SQLiteStateStore: StateStore {
 
     public func apply(_ changes: [StateChange]) throws {
         guard !changes.isEmpty else { return }
-        let book = try write("record an evaluation") { db in
-            for change in changes {
-                switch change {
-                case .deliver(let n):
-                    try db.cachedStatement(sql: Self.upsertDelivered).execute(arguments: n.sqlArguments)
-                    // A notification delivered by its summary was counted when it arrived.
-                    if n.summaryAt == nil {
-                        try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
-                    }
-                case .enqueue(let n):
-                    try db.cachedStatement(sql: Self.upsertQueued).execute(arguments: n.sqlArguments)
-                    try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
-                case .dequeue(let user, let app, let id):
-                    try db.cachedStatement(sql: Self.deleteQueued).execute(arguments: [user, app, id])
-                case .recordCall(let call):
-                    try db.cachedStatement(sql: Self.insertCall)
-                        .execute(arguments: [call.user, call.date, call.app, PersonJSON.encode(call.caller)])
-                }
-            }
-            return try pruneAutomatically(db, after: changes)
-        }
+        let book = try write("record an evaluation") { db in try record(changes, in: db) }
         retentionBook.merge(book) { $1 }
     }
 
-    public func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
-        let due: [(notification: StoredNotification, seq: Int64)] = try write("take the due summaries") { db in
-            var due: [(StoredNotification, Int64)] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectDue), arguments: [user, t])
-            while let row = try rows.next() {
-                due.append((try StoredNotification(sqlRow: row), try row.decode(atIndex: StoredNotification.sqlColumnCount)))
+    /// Writes `changes` inside the caller's transaction; returns the retention book entries to merge
+    /// once it has committed.
+    func record(_ changes: [StateChange], in db: Database) throws -> [String: RetentionBookEntry] {
+        for change in changes {
+            switch change {
+            case .deliver(let n):
+                try db.cachedStatement(sql: Self.upsertDelivered).execute(arguments: n.sqlArguments)
+                // A notification delivered by its summary was counted when it arrived.
+                if n.summaryAt == nil {
+                    try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
+                }
+            case .enqueue(let n):
+                try db.cachedStatement(sql: Self.upsertQueued).execute(arguments: n.sqlArguments)
+                try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
+            case .dequeue(let user, let app, let id):
+                try db.cachedStatement(sql: Self.deleteQueued).execute(arguments: [user, app, id])
+            case .recordCall(let call):
+                try db.cachedStatement(sql: Self.insertCall)
+                    .execute(arguments: [call.user, call.date, call.app, PersonJSON.encode(call.caller)])
             }
-            if !due.isEmpty { try db.cachedStatement(sql: Self.deleteDue).execute(arguments: [user, t]) }
-            return due
         }
+        return try pruneAutomatically(db, after: changes)
+    }
+
+    public func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
+        // Called before every evaluation: only take the write lock when something is due. (A
+        // summary another process queues meanwhile is simply taken next time.)
+        let anyDue = read("take the due summaries", default: true) { db in
+            try Bool.fetchOne(db.cachedStatement(sql: Self.selectAnyDue), arguments: [user, t]) ?? true
+        }
+        guard anyDue else { return [] }
+        return try write("take the due summaries") { db in try takeDue(user: user, upTo: t, in: db) }
+    }
+
+    /// Takes the due summaries and records what delivering them changes in ONE transaction: a
+    /// crash, or a write that fails, never leaves a batch taken from the queue but not delivered
+    /// (two transactions would lose it between them).
+    public func deliverDueSummaries(user: String, upTo t: Double,
+                                    recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
+        let anyDue = read("take the due summaries", default: true) { db in
+            try Bool.fetchOne(db.cachedStatement(sql: Self.selectAnyDue), arguments: [user, t]) ?? true
+        }
+        guard anyDue else { return [] }
+        let (batches, book) = try write("deliver the due summaries") { db in
+            let batches = try takeDue(user: user, upTo: t, in: db)
+            var book: [String: RetentionBookEntry] = [:]
+            for batch in batches { book.merge(try record(changes(batch), in: db)) { $1 } }
+            return (batches, book)
+        }
+        retentionBook.merge(book) { $1 }
+        return batches
+    }
+
+    /// Selects and deletes the due summaries inside the caller's transaction.
+    private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
+        var due: [(notification: StoredNotification, seq: Int64)] = []
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectDue), arguments: [user, t])
+        while let row = try rows.next() {
+            due.append((try StoredNotification(sqlRow: row), try row.decode(atIndex: StoredNotification.sqlColumnCount)))
+        }
+        if !due.isEmpty { try db.cachedStatement(sql: Self.deleteDue).execute(arguments: [user, t]) }
         var batches: [Double: [(notification: StoredNotification, seq: Int64)]] = [:]
         for entry in due { batches[entry.notification.summaryAt!, default: []].append(entry) }
         return batches.keys.sorted().map { at in
@@ -205,6 +242,15 @@ public final class SQLiteStateStore: StateStore {
             throw error
         } catch {
             throw Error.failed(path: path, action: action, reason: "\(error)")
+        }
+    }
+
+    /// Throws the error of a read that failed since the last write or check (reads cannot throw):
+    /// a command that only reads calls it before trusting what it read.
+    public func verifyReads() throws {
+        if let error = deferredError {
+            deferredError = nil
+            throw error
         }
     }
 

@@ -7,12 +7,34 @@ public protocol StateStore: StateReading, AnyObject {
     func apply(_ changes: [StateChange]) throws
     /// Takes the queued notifications whose summary is due at or before `t`, by summary instant.
     func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch]
+    /// Takes the due summaries and records `changes(batch)` for each, atomically: a batch is never
+    /// taken from the queue without its delivery being recorded (nor the other way round).
+    func deliverDueSummaries(user: String, upTo t: Double,
+                             recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch]
     func setManualFocus(user: String, _ focus: ManualFocus?) throws
     func addInteractions(_ interactions: [Interaction]) throws
     /// Every queued notification of a user, for status.
     func queuedNotifications(user: String) -> [StoredNotification]
     /// Forgets delivered notifications and calls older than an instant.
     func prune(before t: Double) throws
+    /// Throws the error of a read that failed since the last write or check. Reads cannot throw
+    /// (`StateReading`); a failed one returns nothing and its error waits for the next write, so a
+    /// command that only reads must call this before it reports what it read.
+    func verifyReads() throws
+}
+
+extension StateStore {
+    /// A store whose reads cannot fail has nothing to report.
+    public func verifyReads() throws {}
+
+    /// Take, then apply: atomic for a store whose writes cannot fail halfway (in memory). A store
+    /// with separate transactions must do both in one (see `SQLiteStateStore`).
+    public func deliverDueSummaries(user: String, upTo t: Double,
+                                    recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
+        let batches = try takeDueSummaries(user: user, upTo: t)
+        for batch in batches { try apply(changes(batch)) }
+        return batches
+    }
 }
 
 /// The notifications of one scheduled summary, in presentation order, and those that expired.
