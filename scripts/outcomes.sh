@@ -26,7 +26,7 @@ for column in "${columns[@]}"; do
   policy=${column%%:*}
   context=${column#*:}
   status=0
-  output=$("$hush" eval --policy "policies/$policy.lua" --context "examples/contexts/$context.json" examples/apps.jsonl) || status=$?
+  output=$("$hush" eval --ephemeral --policy "policies/$policy.lua" --context "examples/contexts/$context.json" examples/apps.jsonl) || status=$?
   if [ "$status" -ge 2 ]; then
     echo "outcomes: hush eval failed for policies/$policy.lua (exit $status)" >&2
     exit 1
