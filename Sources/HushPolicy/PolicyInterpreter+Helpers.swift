@@ -159,13 +159,14 @@ extension PolicyInterpreter {
     func noteHelper(_ L: OpaquePointer) -> Int32 {
         let text: String
         switch lua_type(L, 1) {
-        case LUA_TSTRING: text = lua.string(at: 1) ?? ""
+        case LUA_TSTRING: text = lua.string(at: 1, maxBytes: 4 * 1000) ?? "" // kept: 1000 characters
         case LUA_TNUMBER:
             text = lua_isinteger(L, 1) != 0 ? String(lua_tointegerx(L, 1, nil)) : String(lua_tonumberx(L, 1, nil))
         case LUA_TBOOLEAN: text = lua_toboolean(L, 1) != 0 ? "true" : "false"
         default: text = String(cString: lua_typename(L, lua_type(L, 1)))
         }
         if notes.count < 100 { notes.append(String(text.prefix(1000))) }
+        lua.requestStop() // the note belongs to this rule's report
         return 0
     }
 }

@@ -15,41 +15,42 @@ enum ContextField: String, CaseIterable {
 
 // Every push here is raw and cannot raise: these run inside a Lua call, below a Swift frame.
 extension PolicyInterpreter {
+    // A field is read once per notification at most: the view caches what it read (see
+    // `LuaState.pushView`), nested tables (payload, communication, …) included.
     func pushNotificationField(_ L: OpaquePointer, _ field: NotificationField) -> Int32 {
-        guard let subject = current else { lua_pushnil(L); return 1 }
-        let e = subject.envelope
+        // Read where the subject is, rather than from a copy of it.
+        guard let s = currentSubject else { lua_pushnil(L); return 1 }
         switch field {
-        case .id: lua.push(e.id)
-        case .app: lua.push(e.app)
-        case .user: lua.push(e.user)
-        case .date: pushNumber(L, e.date ?? currentContext?.now ?? 0)
+        case .id: lua.push(s.pointee.envelope.id)
+        case .app: lua.push(s.pointee.envelope.app)
+        case .user: lua.push(s.pointee.envelope.user)
+        case .date: pushNumber(L, s.pointee.envelope.date ?? currentContext?.now ?? 0)
         // Text fields read as "" when absent, so string methods work without a nil check.
-        case .title: lua.push(e.title ?? "")
-        case .subtitle: lua.push(e.subtitle ?? "")
-        case .body: lua.push(e.body ?? "")
-        case .category: pushOptional(L, e.category)
-        case .thread: pushOptional(L, subject.thread)
-        case .level: lua.push(subject.level.rawValue)
-        case .requested_level: lua.push(e.requestedLevel.rawValue)
-        case .relevance: if let r = subject.relevance { lua_pushnumber(L, r) } else { lua_pushnil(L) }
-        case .badge: if let b = e.badge { lua_pushinteger(L, lua_Integer(b)) } else { lua_pushnil(L) }
-        case .sound: pushOptional(L, e.sound.map { $0.name ?? "default" })
-        case .critical: lua_pushboolean(L, e.sound?.critical == true ? 1 : 0)
-        case .filter_criteria: pushOptional(L, e.filterCriteria)
+        case .title: lua.push(s.pointee.envelope.title ?? "")
+        case .subtitle: lua.push(s.pointee.envelope.subtitle ?? "")
+        case .body: lua.push(s.pointee.envelope.body ?? "")
+        case .category: pushOptional(L, s.pointee.envelope.category)
+        case .thread: pushOptional(L, s.pointee.thread)
+        case .level: lua.push(s.pointee.level.rawValue)
+        case .requested_level: lua.push(s.pointee.envelope.requestedLevel.rawValue)
+        case .relevance: if let r = s.pointee.relevance { lua_pushnumber(L, r) } else { lua_pushnil(L) }
+        case .badge: if let b = s.pointee.envelope.badge { lua_pushinteger(L, lua_Integer(b)) } else { lua_pushnil(L) }
+        case .sound: pushOptional(L, s.pointee.envelope.sound.map { $0.name ?? "default" })
+        case .critical: lua_pushboolean(L, s.pointee.envelope.sound?.critical == true ? 1 : 0)
+        case .filter_criteria: pushOptional(L, s.pointee.envelope.filterCriteria)
         case .communication:
-            guard let c = e.communication else { lua_pushnil(L); return 1 }
-            pushCached(L, slot: 1) { pushCommunication(L, c) }
+            guard let c = s.pointee.envelope.communication else { lua_pushnil(L); return 1 }
+            pushCommunication(L, c)
         case .attachments:
-            pushCached(L, slot: 2) {
-                lua_createtable(L, Int32(e.attachments.count), 0)
-                for (i, type) in e.attachments.enumerated() {
-                    lua_createtable(L, 0, 1)
-                    lua.push("type"); lua.push(type); lua_rawset(L, -3)
-                    lua_rawseti(L, -2, lua_Integer(i + 1))
-                }
+            let attachments = s.pointee.envelope.attachments
+            lua_createtable(L, Int32(attachments.count), 0)
+            for (i, type) in attachments.enumerated() {
+                lua_createtable(L, 0, 1)
+                lua.push("type"); lua.push(type); lua_rawset(L, -3)
+                lua_rawseti(L, -2, lua_Integer(i + 1))
             }
-        case .headers: pushCached(L, slot: 3) { pushJSON(L, .object(e.headers), depth: 0) }
-        case .payload: pushCached(L, slot: 4) { pushJSON(L, .object(e.payload), depth: 0) }
+        case .headers: pushJSON(L, s.pointee.envelope.headers, depth: 0)
+        case .payload: pushJSON(L, s.pointee.envelope.payload, depth: 0)
         }
         return 1
     }
@@ -64,16 +65,14 @@ extension PolicyInterpreter {
         case .audio: lua.push(context.audio.rawValue)
         case .user: lua.push(context.user)
         case .time:
-            pushCached(L, slot: 5) {
-                let local = context.local
-                let date = local.date
-                lua_createtable(L, 0, 7)
-                for (key, value) in [("year", date.year), ("month", date.month), ("day", date.day), ("hour", local.hour),
-                                     ("min", local.minute), ("sec", local.secondOfDay % 60), ("wday", local.weekday)] {
-                    lua.push(key)
-                    lua_pushinteger(L, lua_Integer(value))
-                    lua_rawset(L, -3)
-                }
+            let local = context.local
+            let date = local.date
+            lua_createtable(L, 0, 7)
+            for (key, value) in [("year", date.year), ("month", date.month), ("day", date.day), ("hour", local.hour),
+                                 ("min", local.minute), ("sec", local.secondOfDay % 60), ("wday", local.weekday)] {
+                lua.push(key)
+                lua_pushinteger(L, lua_Integer(value))
+                lua_rawset(L, -3)
             }
         }
         return 1
@@ -87,6 +86,19 @@ extension PolicyInterpreter {
         if let s { lua.push(s) } else { lua_pushnil(L) }
     }
 
+    /// Builds a JSON value as Lua tables, at most 64 levels deep. Each level holds a table and a key
+    /// on the stack while the next is built: a host function may only use the LUA_MINSTACK (20)
+    /// slots Lua guarantees, and lua_push* never grow the stack (beyond it they write past its end,
+    /// corrupting the heap), so every level makes room first (lua_checkstack grows without raising).
+    func pushJSON(_ L: OpaquePointer, _ object: JSONObject, depth: Int) {
+        lua_createtable(L, 0, Int32(object.count))
+        for (key, item) in object {
+            lua.push(key)
+            pushJSON(L, item, depth: depth + 1)
+            lua_rawset(L, -3)
+        }
+    }
+
     func pushJSON(_ L: OpaquePointer, _ value: JSONValue, depth: Int) {
         switch value {
         case .null: lua_pushnil(L)
@@ -94,14 +106,14 @@ extension PolicyInterpreter {
         case .number(let d): pushNumber(L, d)
         case .string(let s): lua.push(s)
         case .array(let items):
-            guard depth < 64 else { lua_pushnil(L); return }
+            guard depth < 64, lua_checkstack(L, 3) != 0 else { lua_pushnil(L); return }
             lua_createtable(L, Int32(items.count), 0)
             for (i, item) in items.enumerated() {
                 pushJSON(L, item, depth: depth + 1)
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
         case .object(let object):
-            guard depth < 64 else { lua_pushnil(L); return }
+            guard depth < 64, lua_checkstack(L, 3) != 0 else { lua_pushnil(L); return }
             lua_createtable(L, 0, Int32(object.count))
             for (key, item) in object {
                 lua.push(key)

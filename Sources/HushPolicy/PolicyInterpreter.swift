@@ -4,20 +4,24 @@ import Lua
 
 /// A loaded policy in its own sandboxed interpreter: the declarations as a `Policy`, and the rules
 /// ready to run. Not thread-safe: make one per thread from the same sources (they are cheap to load).
-public final class PolicyInterpreter: RuleRunning {
+public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyHolding {
     public let policy: Policy
     public let sources: [PolicySource]
     let lua: LuaState
     private var ruleReferences: [Int32] = []
     private var notificationView: Int32 = LUA_NOREF
     private var contextView: Int32 = LUA_NOREF
-    private var cacheTable: Int32 = LUA_NOREF
-    private var cacheDirty = false
 
     // What the views read during a run of the rules.
-    var current: RuleSubject?
-    var currentContext: RuleContext?
-    var notes: [String] = []
+    // One thread at a time: the run-time exclusivity checks of these hot properties are left out.
+    /// The pipeline evaluated with this interpreter, rebuilt from its own policy (one per thread).
+    public let pipelineCopies = PipelineCopies()
+
+    /// The subject of the rules running now, where `runRules` was given it (no copy).
+    @exclusivity(unchecked) var currentSubject: UnsafeMutablePointer<RuleSubject>?
+    var current: RuleSubject? { currentSubject?.pointee }
+    @exclusivity(unchecked) var currentContext: RuleContext?
+    @exclusivity(unchecked) var notes: [String] = []
 
     /// Loads the sources in order. Throws every problem found, with `file:line`.
     public init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
@@ -99,7 +103,12 @@ public final class PolicyInterpreter: RuleRunning {
         self.policy = builder.policy
         self.ruleReferences = builder.ruleFunctions.map(\.reference)
         setUpViews()
-        lua.printHandler = { [unowned self] line in self.notes.append(line) }
+        lua.printHandler = { [unowned self] line in
+            // Like hush.note: 100 lines of 1000 characters per rule (a loop of prints would
+            // otherwise pile up memory no cap counts).
+            if self.notes.count < 100 { self.notes.append(String(line.prefix(1000))) }
+            self.lua.requestStop()
+        }
     }
 
     /// A new interpreter for the same policy (for another thread).
@@ -134,39 +143,41 @@ public final class PolicyInterpreter: RuleRunning {
     public func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport] {
         let rules = policy.rules
         guard !rules.isEmpty else { return [] }
-        current = subject
         currentContext = context
-        if cacheDirty {
-            lua_createtable(lua.L, 0, 4)
-            lua_rawseti(lua.L, clua_registryindex(), lua_Integer(cacheTable))
-            cacheDirty = false
+        defer { currentContext = nil }
+        return withUnsafeMutablePointer(to: &subject) { subject in
+            currentSubject = subject
+            defer { currentSubject = nil }
+            return runRules(rules, subject: subject)
         }
-        defer {
-            current = nil
-            currentContext = nil
-        }
+    }
+
+    private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) -> [RuleReport] {
         var reports: [RuleReport] = []
         reports.reserveCapacity(rules.count)
         let top = lua.top
+        // The views, below the rules' calls; what they cached for the last notification is gone.
+        lua.pushReference(notificationView)
+        lua.pushReference(contextView)
+        let n = top + 1, ctx = top + 2
+        lua.resetView(at: n)
+        lua.resetView(at: ctx)
         lua.beginBudget()
-        defer { lua.endBudget() }
-        for (index, info) in rules.enumerated() {
+        defer {
+            lua.endBudget()
+            lua.top = top
+        }
+        // The rules run in C one after another while they return nil; Swift takes over for one
+        // that returns changes, fails, or noted something.
+        var next = 0
+        while next < rules.count {
             notes.removeAll(keepingCapacity: true)
-            lua.pushReference(ruleReferences[index])
-            lua.pushReference(notificationView)
-            lua.pushReference(contextView)
+            let (index, error, exhaustedBefore) = lua.callUntilResult(ruleReferences, from: next, arguments: n, ctx)
+            for i in next..<min(index, rules.count) { reports.append(RuleReport(rule: rules[i])) }
+            guard index < rules.count else { break }
+            let info = rules[index]
             var report = RuleReport(rule: info)
-            let exhaustedBefore = lua.budgetExhausted
-            do {
-                try lua.call(arguments: 2, results: 1)
-                switch readChanges() {
-                case .success(let changes):
-                    report.changes = changes
-                    if let changes { current!.apply(changes) }
-                case .failure(let message):
-                    report.error = "\(info.location): \(message)"
-                }
-            } catch {
+            if let error {
                 // Every error names a place: the rule's own when Lua gave none.
                 if exhaustedBefore {
                     report.error = "\(info.location): not run: \(error.message)"
@@ -175,14 +186,32 @@ public final class PolicyInterpreter: RuleRunning {
                 } else {
                     report.error = error.description
                 }
+            } else {
+                switch readChanges() {
+                case .success(let changes):
+                    report.changes = changes
+                    if let changes {
+                        subject.pointee.apply(changes)
+                        // What the notification view shows of the changes is read anew.
+                        if changes.level != nil { lua.forgetViewField(at: n, field: Self.levelField) }
+                        if changes.relevance != nil { lua.forgetViewField(at: n, field: Self.relevanceField) }
+                        if changes.thread != nil { lua.forgetViewField(at: n, field: Self.threadField) }
+                    }
+                case .failure(let message):
+                    report.error = "\(info.location): \(message)"
+                }
             }
-            lua.top = top
+            lua.top = ctx
             report.notes = notes
             reports.append(report)
+            next = index + 1
         }
-        subject = current!
         return reports
     }
+
+    static let levelField = Int32(NotificationField.allCases.firstIndex(of: .level)!)
+    static let relevanceField = Int32(NotificationField.allCases.firstIndex(of: .relevance)!)
+    static let threadField = Int32(NotificationField.allCases.firstIndex(of: .thread)!)
 
     enum ChangesResult {
         case success(RuleChanges?)
@@ -264,26 +293,14 @@ public final class PolicyInterpreter: RuleRunning {
     // MARK: views
 
     private func setUpViews() {
-        let L = lua.L
-        lua_createtable(L, 0, 4)
-        cacheTable = lua.reference()
-
-        let nBase = lua.reserveHostFunctions(NotificationField.allCases.count) { [unowned self] id in
-            { [unowned self] L throws(LuaState.HostError) in
-                self.pushNotificationField(L, NotificationField.allCases[Int(id) - Int(self.notificationBase)])
-            }
-        }
+        let nBase = lua.reserveFields(NotificationField.allCases.count, source: self)
         notificationBase = nBase
         pushFieldMap(NotificationField.allCases.map(\.rawValue))
         lua.pushView(fieldMap: -1, baseID: nBase, name: "notification (read-only)")
         notificationView = lua.reference()
         lua.pop()
 
-        let cBase = lua.reserveHostFunctions(ContextField.allCases.count) { [unowned self] id in
-            { [unowned self] L throws(LuaState.HostError) in
-                self.pushContextField(L, ContextField.allCases[Int(id) - Int(self.contextBase)])
-            }
-        }
+        let cBase = lua.reserveFields(ContextField.allCases.count, source: self)
         contextBase = cBase
         pushFieldMap(ContextField.allCases.map(\.rawValue))
         lua.pushView(fieldMap: -1, baseID: cBase, name: "context (read-only)")
@@ -294,6 +311,17 @@ public final class PolicyInterpreter: RuleRunning {
 
     var notificationBase: Int32 = 0
     var contextBase: Int32 = 0
+    static let notificationFields = NotificationField.allCases
+    static let contextFields = ContextField.allCases
+
+    public func pushField(_ L: OpaquePointer, id: Int32) -> Int32 {
+        let n = Int(id - notificationBase)
+        if n >= 0 && n < Self.notificationFields.count { return pushNotificationField(L, Self.notificationFields[n]) }
+        let c = Int(id - contextBase)
+        if c >= 0 && c < Self.contextFields.count { return pushContextField(L, Self.contextFields[c]) }
+        lua_pushnil(L)
+        return 1
+    }
 
     private func pushFieldMap(_ names: [String]) {
         lua_createtable(lua.L, 0, Int32(names.count))
@@ -302,22 +330,5 @@ public final class PolicyInterpreter: RuleRunning {
             lua_pushinteger(lua.L, lua_Integer(i))
             lua_rawset(lua.L, -3)
         }
-    }
-
-    /// Nested values (payload, communication, …) are built once per evaluation and cached.
-    func pushCached(_ L: OpaquePointer, slot: Int, build: () -> Void) {
-        _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(cacheTable))
-        if lua_rawgeti(L, -1, lua_Integer(slot)) != LUA_TNIL {
-            lua_copy(L, -1, -2)
-            lua_settop(L, -2)
-            return
-        }
-        lua_settop(L, -2)
-        build()
-        lua_pushvalue(L, -1)
-        lua_rawseti(L, -3, lua_Integer(slot))
-        lua_copy(L, -1, -2)
-        lua_settop(L, -2)
-        cacheDirty = true
     }
 }

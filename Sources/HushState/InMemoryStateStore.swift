@@ -17,15 +17,25 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
     private let pruneEvery: Int
     private let pruneInterval: Double
 
-    private var users: [String: UserState] = [:]
+    // The store has one owner at a time (not thread-safe), so the run-time exclusivity checks of
+    // these hot properties are left out.
+    @exclusivity(unchecked) private var users: [String: UserState] = [:]
     /// The last user looked up: a stream often has runs of one user, and an evaluation reads the
     /// same user's state several times.
-    private var lastUser: String?
-    private var lastState: UserState?
+    @exclusivity(unchecked) private var lastUser: String?
+    @exclusivity(unchecked) private var lastState: UserState?
 
     /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
     ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
-    public init(retentionDays: Double = 7) {
+    public init() {
+        self.retentionDays = 7
+        retentionSeconds = self.retentionDays * 86400
+        interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
+        pruneEvery = 1000
+        pruneInterval = min(86400, retentionSeconds)
+    }
+
+    public init(retentionDays: Double) {
         self.retentionDays = retentionDays > 0 ? retentionDays : 7
         retentionSeconds = self.retentionDays * 86400
         interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
@@ -38,29 +48,39 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
     private struct Key: Hashable {
         var app: String
         var id: String
+
+        // Ids rarely repeat across apps: hashing the id alone is enough, and half the work.
+        func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    }
+
+    /// One stored notification, held once however many lists it is in (delivered, its group,
+    /// arrivals, the queue): fewer copies to make and to keep.
+    private final class Entry {
+        let n: StoredNotification
+        init(_ n: StoredNotification) { self.n = n }
     }
 
     private final class Group {
         /// Oldest first.
-        var members: [StoredNotification] = []
+        @exclusivity(unchecked) var members: [Entry] = []
         /// Of `members`; nil when it must be rebuilt (a member was replaced or removed).
-        var digest: GroupDigest? = GroupDigest()
+        @exclusivity(unchecked) var digest: GroupDigest? = GroupDigest()
     }
 
     private final class UserState {
-        var delivered: [Key: StoredNotification] = [:]
-        var groups: [String: Group] = [:]
-        var queue: [Key: StoredNotification] = [:]
+        @exclusivity(unchecked) var delivered: [Key: Entry] = [:]
+        @exclusivity(unchecked) var groups: [String: Group] = [:]
+        @exclusivity(unchecked) var queue: [Key: Entry] = [:]
         /// No queued notification is due before this (a lower bound; exact after a take).
-        var nextDue = Double.infinity
-        var calls = ArrivalList<CallRecord>()
-        var arrivals = ArrivalList<StoredNotification>()
-        var interactions = ArrivalList<Interaction>()
-        var manual: ManualFocus?
+        @exclusivity(unchecked) var nextDue = Double.infinity
+        @exclusivity(unchecked) var calls = ArrivalList<CallRecord>()
+        @exclusivity(unchecked) var arrivals = ArrivalList<Entry>()
+        @exclusivity(unchecked) var interactions = ArrivalList<Interaction>()
+        @exclusivity(unchecked) var manual: ManualFocus?
         // Retention bookkeeping, as in SQLiteStateStore.
-        var newest = -Double.infinity
-        var prunedThrough: Double?
-        var appliesSincePrune = 0
+        @exclusivity(unchecked) var newest = -Double.infinity
+        @exclusivity(unchecked) var prunedThrough: Double?
+        @exclusivity(unchecked) var appliesSincePrune = 0
     }
 
     private func state(_ user: String) -> UserState? {
@@ -83,22 +103,22 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
     // MARK: reading
 
     public func delivered(user: String, app: String, id: String) -> StoredNotification? {
-        state(user)?.delivered[Key(app: app, id: id)]
+        state(user)?.delivered[Key(app: app, id: id)]?.n
     }
 
     public func queued(user: String, app: String, id: String) -> StoredNotification? {
         guard let s = state(user), !s.queue.isEmpty else { return nil }
-        return s.queue[Key(app: app, id: id)]
+        return s.queue[Key(app: app, id: id)]?.n
     }
 
     public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
-        state(user)?.groups[groupID]?.members ?? []
+        state(user)?.groups[groupID]?.members.map(\.n) ?? []
     }
 
     public func groupDigest(user: String, groupID: String) -> GroupDigest? {
         guard let group = state(user)?.groups[groupID] else { return GroupDigest() }
         if let digest = group.digest { return digest }
-        let digest = GroupDigest(members: group.members)
+        let digest = GroupDigest(members: group.members.lazy.map(\.n))
         group.digest = digest
         return digest
     }
@@ -110,7 +130,7 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
     public func manualFocus(user: String) -> ManualFocus? { state(user)?.manual }
 
     public func recent(user: String, since: Double) -> [StoredNotification] {
-        state(user)?.arrivals.since(since) ?? []
+        state(user)?.arrivals.since(since).map(\.n) ?? []
     }
 
     public func interactions(user: String, since: Double) -> [Interaction] {
@@ -118,33 +138,37 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
     }
 
     public func queuedNotifications(user: String) -> [StoredNotification] {
-        (state(user)?.queue.values.map { $0 } ?? []).sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
+        (state(user)?.queue.values.map(\.n) ?? []).sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
     }
 
     // MARK: writing
 
     public func apply(_ changes: [StateChange]) {
+        guard !changes.isEmpty else { return }
+        // A date far in the future (a bad clock, a typo) must not prune everything real.
+        let ceiling = Date().timeIntervalSince1970 + 86400
         for change in changes {
             switch change {
             case .deliver(let n):
                 let s = makeState(n.user)
                 deliver(n, in: s)
-                noteApplied(s, date: n.date)
+                noteApplied(s, date: n.date, ceiling: ceiling)
             case .enqueue(let n):
                 let s = makeState(n.user)
-                s.queue[Key(app: n.app, id: n.id)] = n
+                let entry = Entry(n)
+                s.queue[Key(app: n.app, id: n.id)] = entry
                 s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
-                s.arrivals.append(n, date: n.date)
-                noteApplied(s, date: n.date)
+                s.arrivals.append(entry, date: n.date)
+                noteApplied(s, date: n.date, ceiling: ceiling)
             case .dequeue(let user, let app, let id):
                 if let s = state(user) {
                     s.queue[Key(app: app, id: id)] = nil
-                    noteApplied(s, date: -.infinity)
+                    noteApplied(s, date: -.infinity, ceiling: ceiling)
                 }
             case .recordCall(let call):
                 let s = makeState(call.user)
                 s.calls.append(call, date: call.date)
-                noteApplied(s, date: call.date)
+                noteApplied(s, date: call.date, ceiling: ceiling)
             }
         }
         for change in changes {
@@ -160,43 +184,55 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
 
     private func deliver(_ n: StoredNotification, in s: UserState) {
         let key = Key(app: n.app, id: n.id)
-        let old = s.delivered.updateValue(n, forKey: key)
+        let entry = Entry(n)
+        let old = s.delivered.updateValue(entry, forKey: key)?.n
         if let old, let oldGroup = old.groupID, oldGroup == n.groupID, let group = s.groups[oldGroup] {
             // Replaced in place: same position in its group.
-            if let i = group.members.lastIndex(where: { $0.id == n.id && $0.app == n.app }) {
-                group.members[i] = n
+            if let i = group.members.lastIndex(where: { $0.n.id == n.id && $0.n.app == n.app }) {
+                group.members[i] = entry
                 group.digest = nil
             }
         } else {
             if let old, let oldGroup = old.groupID, let group = s.groups[oldGroup] {
-                group.members.removeAll { $0.id == n.id && $0.app == n.app }
+                group.members.removeAll { $0.n.id == n.id && $0.n.app == n.app }
                 group.digest = nil
                 if group.members.isEmpty { s.groups[oldGroup] = nil }
             }
             if let groupID = n.groupID {
                 let group: Group
                 if let found = s.groups[groupID] { group = found } else { group = Group(); s.groups[groupID] = group }
-                group.members.append(n)
+                group.members.append(entry)
                 group.digest?.add(n)
             }
         }
         // A notification delivered by its summary was counted when it arrived.
-        if n.summaryAt == nil { s.arrivals.append(n, date: n.date) }
+        if n.summaryAt == nil { s.arrivals.append(entry, date: n.date) }
+    }
+
+    public func deliverDueSummaries(user: String, upTo t: Double,
+                                    recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
+        guard let s = state(user), s.nextDue <= t else { return [] }
+        let batches = takeDueSummaries(user: user, upTo: t)
+        for batch in batches { apply(try changes(batch)) }
+        return batches
     }
 
     public func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
         var batches: [Double: [StoredNotification]] = [:]
         var next = Double.infinity
-        for (key, n) in s.queue {
+        var due: [Key] = []
+        for (key, entry) in s.queue {
+            let n = entry.n
             let at = n.summaryAt ?? .infinity
             if at <= t {
                 batches[at, default: []].append(n)
-                s.queue[key] = nil
+                due.append(key)
             } else {
                 next = min(next, at)
             }
         }
+        for key in due { s.queue[key] = nil }
         s.nextDue = next
         return batches.keys.sorted().map { at in
             let all = batches[at]!
@@ -218,11 +254,9 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
 
     // MARK: retention
 
-    private func noteApplied(_ s: UserState, date: Double) {
+    private func noteApplied(_ s: UserState, date: Double, ceiling: Double) {
         s.appliesSincePrune += 1
         guard date.isFinite else { return }
-        // A date far in the future (a bad clock, a typo) must not prune everything real.
-        let ceiling = Date().timeIntervalSince1970 + 86400
         s.newest = max(s.newest, min(date, ceiling))
     }
 
@@ -238,13 +272,15 @@ public final class InMemoryStateStore: StateStore, GroupDigestReading {
 
     private func prune(_ s: UserState, before t: Double) {
         var touched: Set<String> = []
-        for (key, n) in s.delivered where n.date < t {
-            s.delivered[key] = nil
-            if let group = n.groupID { touched.insert(group) }
+        var old: [Key] = []
+        for (key, entry) in s.delivered where entry.n.date < t {
+            old.append(key)
+            if let group = entry.n.groupID { touched.insert(group) }
         }
+        for key in old { s.delivered[key] = nil }
         for groupID in touched {
             guard let group = s.groups[groupID] else { continue }
-            group.members.removeAll { $0.date < t }
+            group.members.removeAll { $0.n.date < t }
             group.digest = nil
             if group.members.isEmpty { s.groups[groupID] = nil }
         }

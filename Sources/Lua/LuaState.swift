@@ -16,7 +16,7 @@ public final class LuaState {
     let sandbox: OpaquePointer
     public let L: OpaquePointer
     public private(set) var limits: LuaLimits
-    private var hostFunctions: [HostFunction?] = []
+    @exclusivity(unchecked) private var hostFunctions: [HostFunction?] = []
     /// Receives print() output.
     public var printHandler: ((String) -> Void)?
 
@@ -65,9 +65,27 @@ public final class LuaState {
 
     public func pushHostFunction(_ id: Int32) { hush_push_host_function(L, id) }
 
+    /// Reserves `count` ids that are served by `source.pushField` (views' fields read on every
+    /// notification: a direct call, not a closure per id). Returns the first id.
+    public func reserveFields(_ count: Int, source: any LuaFieldSource) -> Int32 {
+        let base = Int32(hostFunctions.count)
+        for _ in 0..<count { hostFunctions.append(nil) }
+        fieldSource = source
+        fieldRanges.append(base..<base + Int32(count))
+        return base
+    }
+
+    @exclusivity(unchecked) private unowned(unsafe) var fieldSource: (any LuaFieldSource)?
+    @exclusivity(unchecked) private var fieldRanges: [Range<Int32>] = []
+
     fileprivate func dispatch(_ L: OpaquePointer, _ id: Int32) -> Int32 {
+        if let fieldSource {
+            for range in fieldRanges where range.contains(id) { return fieldSource.pushField(L, id: id) }
+        }
         if id == 0 {
-            let text = string(at: -1) ?? ""
+            // At most `maxPrintBytes`: a loop printing a 16 MiB string costs few instructions per
+            // call, so the budget would let it copy gigabytes into Swift between two checks.
+            let text = string(at: -1, maxBytes: Self.maxPrintBytes) ?? ""
             printHandler?(text)
             return 0
         }
@@ -122,6 +140,38 @@ public final class LuaState {
         }
     }
 
+    /// Calls the functions at `references[first...]` one after another, each with the values at
+    /// stack indices `a` and `b`, each in its own protected call (see `call`), until one returns
+    /// something other than nil, fails, or a host function it called asked to stop
+    /// (`requestStop`). Returns that one's index (its result on the stack, or its error, the stack
+    /// then as it was) and whether the budget was already exhausted before it ran; returns
+    /// `references.count` when every one returned nil.
+    public func callUntilResult(_ references: [Int32], from first: Int, arguments a: Int32, _ b: Int32)
+        -> (index: Int, error: LuaError?, exhaustedBefore: Bool) {
+        var exhausted: Int32 = 0
+        var status: Int32 = 0
+        let index = references.withUnsafeBufferPointer { refs in
+            Int(hush_run_rules(sandbox, refs.baseAddress, Int32(refs.count), Int32(first), a, b, &exhausted, &status))
+        }
+        guard Int(status) != HUSH_OK else { return (index, nil, exhausted != 0) }
+        let message = popString()
+        let kind: LuaError.Kind = switch Int(status) {
+        case HUSH_BUDGET: .budget
+        case HUSH_MEMORY: .memory
+        default: .runtime
+        }
+        return (index, restoringFile(LuaError(kind: kind, raw: message)), exhausted != 0)
+    }
+
+    /// Makes `callUntilResult` return after the function running now (from a host function).
+    public func requestStop() { hush_request_stop(sandbox) }
+
+    /// Forgets the cached fields of the view at `index` (see `pushView`).
+    public func resetView(at index: Int32) { hush_view_reset(L, index) }
+
+    /// Forgets one cached field of the view at `index`.
+    public func forgetViewField(at index: Int32, field: Int32) { hush_view_forget(L, index, field) }
+
     /// Lua shortens chunk names in messages to LUA_IDSIZE bytes ("...end/of/the/path.lua"); the
     /// long names loaded so far let an error name its file in full again.
     private static let chunkIDSize = 60
@@ -165,6 +215,21 @@ public final class LuaState {
         guard let chars = lua_tolstring(L, index, &length) else { return nil }
         return chars.withMemoryRebound(to: UInt8.self, capacity: length) {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    /// The longest print() line passed to `printHandler`, in bytes; the rest is cut.
+    public static let maxPrintBytes = 4096
+
+    /// Like `string(at:)`, copying at most `maxBytes` bytes of a longer string (a sequence cut in
+    /// the middle reads as U+FFFD).
+    public func string(at index: Int32, maxBytes: Int) -> String? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var length = 0
+        guard let chars = lua_tolstring(L, index, &length) else { return nil }
+        let count = min(length, max(maxBytes, 0))
+        return chars.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
         }
     }
 
@@ -231,6 +296,8 @@ public final class LuaState {
     /// `hush_callsite`); a prelude keeps it as an upvalue, so policies never see the debug library.
     public func pushCallsiteFunction() { lua_pushcclosure(L, hush_callsite, 0) }
 
+    /// A read-only view whose fields come from the host functions `baseID + field id`; a field
+    /// read once is cached (unless nil) until `resetView` or `forgetViewField`.
     public func pushView(fieldMap index: Int32, baseID: Int32, name: String) {
         hush_push_view(L, index, baseID, name)
     }
@@ -323,10 +390,17 @@ final class LuaStateBox {
 }
 
 private let luaStateCallback: hush_host_callback = { context, L, functionID in
-    guard let context, let L, let state = Unmanaged<LuaStateBox>.fromOpaque(context).takeUnretainedValue().state else {
-        return 0
+    guard let context, let L else { return 0 }
+    return Unmanaged<LuaStateBox>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
+        guard let state = box.state else { return 0 }
+        return state.dispatch(L, functionID)
     }
-    return state.dispatch(L, functionID)
+}
+
+/// Serves the fields reserved with `LuaState.reserveFields`: pushes one value (and returns 1) or
+/// returns 0 for nil. Runs inside a Lua call: never call a raising Lua API.
+public protocol LuaFieldSource: AnyObject {
+    func pushField(_ L: OpaquePointer, id: Int32) -> Int32
 }
 
 extension LuaLimits {

@@ -29,6 +29,10 @@ struct hush_sandbox {
     int64_t instructions_left;   // once armed
     int64_t hard_deadline;       // monotonic ns at which the window's time is up; 0: no limit
     int budget_exhausted;
+    int stop_requested;          // hush_run_rules returns after the rule running now
+    const int *run_refs;         // hush_run_rules: the functions, how many, the one running now
+    int run_count;
+    int run_next;
 
     pthread_mutex_t hook_lock;   // serialises arming (watchdog) and disarming (owner)
     struct hush_sandbox *next_registered;
@@ -283,19 +287,65 @@ void hush_push_host_function(lua_State *L, int function_id) {
     lua_pushcclosure(L, host_trampoline, 1);
 }
 
-static int view_index(lua_State *L) {
-    // upvalues: 1 = field map, 2 = base id
+/// A view's state (the userdata's block): the host id of its first field, and which fields are
+/// cached in its cache table (uservalue 1) now. Uservalue 2 maps field ids back to names.
+typedef struct hush_view {
+    int base_id;
+    uint64_t cached;
+} hush_view;
+
+/// __index of a view's cache table, so called only for a field not cached yet: reads it through
+/// the host and caches it unless it is nil. upvalues: 1 = field map (name -> id), 2 = the view.
+static int view_load(lua_State *L) {
+    // 1 = the cache table, 2 = the key
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER) return 0; // unknown field: nil
     int field = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
+    hush_view *V = (hush_view *)lua_touserdata(L, lua_upvalueindex(2));
     hush_sandbox *S = sandbox_of(L);
+    int top = lua_gettop(L);
     int saved = S->enforce_memory;
-    S->enforce_memory = 0;
-    int n = S->callback(S->context, L, (int)lua_tointeger(L, lua_upvalueindex(2)) + field);
+    S->enforce_memory = 0; // Swift's pushes must not fail, nor the cache's one entry per field
+    int n = S->callback(S->context, L, V->base_id + field);
+    if (n >= 0 && n > 0 && field >= 0 && field < 64 && !lua_isnil(L, -1)) {
+        lua_settop(L, top + 1);
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 1);
+        V->cached |= (uint64_t)1 << field;
+    }
     S->enforce_memory = saved;
     if (n < 0) return raise_host_error(L);
     return n > 0 ? 1 : 0;
+}
+
+void hush_view_reset(lua_State *L, int index) {
+    hush_view *V = (hush_view *)lua_touserdata(L, index);
+    if (V == NULL || V->cached == 0) return;
+    index = lua_absindex(L, index);
+    lua_getiuservalue(L, index, 1); // cache
+    lua_getiuservalue(L, index, 2); // names
+    for (uint64_t bits = V->cached; bits != 0; bits &= bits - 1) {
+        lua_rawgeti(L, -1, __builtin_ctzll(bits));
+        lua_pushnil(L);
+        lua_rawset(L, -4); // setting an existing key to nil never allocates
+    }
+    lua_pop(L, 2);
+    V->cached = 0;
+}
+
+void hush_view_forget(lua_State *L, int index, int field) {
+    hush_view *V = (hush_view *)lua_touserdata(L, index);
+    if (V == NULL || field < 0 || field >= 64 || !(V->cached >> field & 1)) return;
+    index = lua_absindex(L, index);
+    lua_getiuservalue(L, index, 1);
+    lua_getiuservalue(L, index, 2);
+    lua_rawgeti(L, -1, field);
+    lua_pushnil(L);
+    lua_rawset(L, -4);
+    lua_pop(L, 2);
+    V->cached &= ~((uint64_t)1 << field);
 }
 
 static int view_newindex(lua_State *L) {
@@ -311,11 +361,34 @@ static int view_tostring(lua_State *L) {
 
 void hush_push_view(lua_State *L, int map_index, int base_id, const char *name) {
     map_index = lua_absindex(L, map_index);
-    lua_newuserdatauv(L, 1, 0);
-    lua_createtable(L, 0, 4);
+    hush_view *V = (hush_view *)lua_newuserdatauv(L, sizeof(hush_view), 2);
+    V->base_id = base_id;
+    V->cached = 0;
+    int view = lua_gettop(L);
+    // field id -> name, to forget cached fields
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, map_index) != 0) {
+        // names, name, id
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, -4, lua_tointeger(L, -2));
+        lua_pop(L, 1);
+    }
+    lua_setiuservalue(L, view, 2);
+    // The cache: a plain table, so a cached field is one table read; a miss loads it.
+    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 1);
     lua_pushvalue(L, map_index);
-    lua_pushinteger(L, base_id);
-    lua_pushcclosure(L, view_index, 2);
+    lua_pushvalue(L, view);
+    lua_pushcclosure(L, view_load, 2);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, view, 1);
+    // The view's metatable: reads go to the cache, writes fail. Nobody can reach the cache:
+    // getmetatable answers with the name.
+    lua_createtable(L, 0, 4);
+    lua_insert(L, -2);
     lua_setfield(L, -2, "__index");
     lua_pushstring(L, name);
     lua_pushcclosure(L, view_newindex, 1);
@@ -325,8 +398,67 @@ void hush_push_view(lua_State *L, int map_index, int base_id, const char *name) 
     lua_setfield(L, -2, "__tostring");
     lua_pushstring(L, name);
     lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    lua_setmetatable(L, view);
 }
+
+/// Calls the functions from `S->run_next` on, unprotected, inside the one protected call of
+/// `hush_run_rules`; `S->run_next` is always the one running, so an error is known to be its.
+static int rules_driver(lua_State *L) {
+    // 1 = n view, 2 = ctx view
+    hush_sandbox *S = sandbox_of(L);
+    for (; S->run_next < S->run_count; S->run_next++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, S->run_refs[S->run_next]);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        lua_call(L, 2, 1);
+        if (lua_type(L, -1) != LUA_TNIL || S->stop_requested) return 1;
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+int hush_run_rules(hush_sandbox *S, const int *refs, int count, int first, int n_index, int ctx_index,
+                   int *exhausted_before, int *status) {
+    lua_State *L = S->L;
+    *status = HUSH_OK;
+    *exhausted_before = 0;
+    if (first >= count) return count;
+    n_index = lua_absindex(L, n_index);
+    ctx_index = lua_absindex(L, ctx_index);
+    S->stop_requested = 0;
+    if (hush_budget_exhausted(S)) {
+        // An earlier rule overran: this one fails at once, as hush_pcall says.
+        *exhausted_before = 1;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, refs[first]);
+        lua_pushvalue(L, n_index);
+        lua_pushvalue(L, ctx_index);
+        *status = hush_pcall(S, 2, 1);
+        return first;
+    }
+    // One protected call for the rules that follow one another without anything to report (a
+    // rule that raises an error unwinds to it, and is the one at run_next).
+    S->run_refs = refs;
+    S->run_count = count;
+    S->run_next = first;
+    lua_pushcfunction(L, rules_driver);
+    lua_pushvalue(L, n_index);
+    lua_pushvalue(L, ctx_index);
+    int code = hush_pcall(S, 2, 1);
+    int index = S->run_next;
+    S->run_refs = NULL;
+    S->stop_requested = 0;
+    if (code != HUSH_OK) {
+        *status = code;
+        return index;
+    }
+    if (index >= count) {
+        lua_pop(L, 1); // the driver's nil
+        return count;
+    }
+    return index;
+}
+
+void hush_request_stop(hush_sandbox *S) { S->stop_requested = 1; }
 
 int hush_callsite(lua_State *L) {
     int level = (int)luaL_optinteger(L, 1, 2);

@@ -8,6 +8,10 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
     public let key: String
 
     public init(_ raw: String) {
+        if let ascii = Handle(ascii: raw) {
+            self = ascii
+            return
+        }
         var text = Substring(raw.trimmingWhitespace())
         let lowered = text.lowercased()
         if lowered.hasPrefix("mailto:") { text = text.dropFirst(7) }
@@ -34,7 +38,77 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    private init(kind: Kind, key: String) {
+        self.kind = kind
+        self.key = key
+    }
+
+    /// The same normalisation over bytes, for an all-ASCII handle (nearly all of them); nil for
+    /// any other, which takes the general path.
+    private init?(ascii raw: String) {
+        var raw = raw
+        let result: Handle?? = raw.withUTF8 { b -> Handle? in
+            var lo = 0, hi = b.count
+            var i = 0
+            while i < hi {
+                if b[i] >= 0x80 { return nil }
+                i &+= 1
+            }
+            func isSpace(_ c: UInt8) -> Bool { c == 0x20 || (c >= 0x09 && c <= 0x0D) }
+            func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+            while lo < hi, isSpace(b[lo]) { lo &+= 1 }
+            while hi > lo, isSpace(b[hi &- 1]) { hi &-= 1 }
+            func hasPrefix(_ p: StaticString) -> Bool {
+                let n = p.utf8CodeUnitCount
+                guard hi &- lo >= n else { return false }
+                for k in 0..<n where lower(b[lo &+ k]) != p.utf8Start[k] { return false }
+                return true
+            }
+            if hasPrefix("mailto:") { lo &+= 7 } else if hasPrefix("tel:") { lo &+= 4 }
+            func lowered() -> String {
+                String(unsafeUninitializedCapacity: hi &- lo) { out in
+                    for k in lo..<hi { out[k &- lo] = lower(b[k]) }
+                    return hi &- lo
+                }
+            }
+            var at = false
+            for k in lo..<hi where b[k] == 0x40 { at = true; break }
+            if at { return Handle(kind: .email, key: lowered()) }
+            var isPhone = lo < hi
+            var digitCount = 0
+            for k in lo..<hi {
+                let c = b[k]
+                if c >= 0x30 && c <= 0x39 { digitCount &+= 1 }
+                else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2B { continue }
+                else { isPhone = false; break }
+            }
+            guard isPhone && digitCount >= 3 else { return Handle(kind: .other, key: lowered()) }
+            var digits = String(unsafeUninitializedCapacity: digitCount) { out in
+                var n = 0
+                for k in lo..<hi where b[k] >= 0x30 && b[k] <= 0x39 { out[n] = b[k]; n &+= 1 }
+                return n
+            }
+            // "00" is the international dialling prefix: 0049… is +49….
+            if digits.utf8.starts(with: [0x30, 0x30]) { digits = String(digits.dropFirst(2)) }
+            return Handle(kind: .phone, key: digits)
+        }
+        guard let handle = result ?? nil else { return nil }
+        self = handle
+    }
+
     public var description: String { key }
+
+    /// What two matching handles certainly share: their kind and key, or, for phone numbers of
+    /// 7 digits or more, their last 7 digits (a missing country code or trunk 0 is at the front).
+    struct Bucket: Hashable {
+        var kind: Kind
+        var key: Substring
+    }
+
+    var bucket: Bucket {
+        if kind == .phone && key.utf8.count >= 7 { return Bucket(kind: kind, key: key.suffix(7)) }
+        return Bucket(kind: kind, key: Substring(key))
+    }
 
     /// Same person's handle: equal keys, or phone numbers equal once a 1–3 digit country code
     /// missing on one side is allowed for (the shorter side needs at least 7 digits).

@@ -11,14 +11,21 @@ struct Evaluation {
     var subject: RuleSubject
     var decision: Decision
     var changes: [StateChange] = []
-    var activeFocus: (focus: FocusSettings, why: String)?
+    var activeFocus: (focus: FocusSettings, why: Pipeline.FocusWhy)?
     var quietOnly = false
     var replacedQueued = false
-    var trace: [TraceStep] = []
+    /// The delivered notification with this app and id, when the collapse step looked it up.
+    var deliveredEntry: StoredNotification??
+    /// The steps, only when explaining: sentences for the trace alone are never made otherwise.
+    let trace: TraceLog?
+
+    final class TraceLog {
+        @exclusivity(unchecked) var steps: [TraceStep] = []
+    }
 
     var envelope: Envelope { subject.envelope }
-    var policy: Policy { pipeline.policy }
-    var directory: Directory { pipeline.directory }
+    var policy: Policy { pipeline.storage.policy }
+    var directory: Directory { pipeline.storage.directory }
 
     init(pipeline: Pipeline, envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
          clock: ZoneClock, explain: Bool) {
@@ -32,21 +39,31 @@ struct Evaluation {
         self.subject = RuleSubject(envelope: envelope)
         self.decision = Decision(id: envelope.id, app: envelope.app, user: envelope.user, delivery: .alert,
                                  level: envelope.requestedLevel, requestedLevel: envelope.requestedLevel)
+        self.trace = explain ? TraceLog() : nil
     }
 
-    mutating func note(_ step: String, _ text: String, reason: Bool = true, rule: String? = nil, location: String? = nil) {
-        if reason { decision.reasons.append(text) }
-        if explain { trace.append(TraceStep(step: step, rule: rule, location: location, note: text)) }
+    /// A reason (always) and a trace step (when explaining).
+    mutating func note(_ step: String, _ text: String, rule: String? = nil, location: String? = nil) {
+        decision.reasons.append(text)
+        trace?.steps.append(TraceStep(step: step, rule: rule, location: location, note: text))
     }
 
-    mutating func traceOnly(_ step: String, _ text: String) {
-        if explain { trace.append(TraceStep(step: step, note: text)) }
+    /// A trace step only: the text is made only when explaining.
+    func traceOnly(_ step: String, _ text: @autoclosure () -> String, rule: String? = nil, location: String? = nil) {
+        guard let trace else { return }
+        trace.steps.append(TraceStep(step: step, rule: rule, location: location, note: text()))
+    }
+
+    /// Why the active focus is on, in words.
+    var focusWhy: String {
+        guard let (focus, why) = activeFocus else { return "" }
+        return why.text(focus: focus, clock: clock)
     }
 
     mutating func perform(rules: (any RuleRunning)?) {
-        defer { if explain { decision.trace = trace } }
+        defer { if let trace { decision.trace = trace.steps } }
         if backgroundOrExpired() { return }
-        activeFocus = pipeline.activeFocus(at: now, context: context, user: envelope.user, state: state, clock: clock)
+        activeFocus = pipeline.focusInForce(at: now, context: context, user: envelope.user, state: state, clock: clock)
         decision.focus = activeFocus?.focus.name
         recordCall()
         runRules(rules)
@@ -107,22 +124,22 @@ struct Evaluation {
             ringer: context.ringer, audio: context.audio, user: envelope.user, state: state, directory: directory)
         let reports = runner.runRules(subject: &subject, context: ruleContext)
         for report in reports {
+            if report.error == nil && report.changes == nil && report.notes.isEmpty && trace == nil { continue }
             for line in report.notes {
-                traceOnly("rules", "note from '\(report.rule.name)': \(line)")
-                if explain { trace[trace.count - 1].rule = report.rule.name; trace[trace.count - 1].location = report.rule.location }
+                traceOnly("rules", "note from '\(report.rule.name)': \(line)", rule: report.rule.name, location: report.rule.location)
             }
             if let error = report.error {
                 decision.errors.append("rule '\(report.rule.name)': \(error)")
-                note("rules", "rule '\(report.rule.name)' failed and was ignored: \(error)", reason: false,
-                     rule: report.rule.name, location: report.rule.location)
+                traceOnly("rules", "rule '\(report.rule.name)' failed and was ignored: \(error)",
+                          rule: report.rule.name, location: report.rule.location)
             } else if let changes = report.changes, changes.changesSomething {
                 decision.rules.append(report.rule.name)
                 let text = changes.reason.map { "rule '\(report.rule.name)': \($0)" }
                     ?? "rule '\(report.rule.name)' set \(changes.summaryText)"
                 note("rules", text, rule: report.rule.name, location: report.rule.location)
             } else {
-                note("rules", "rule '\(report.rule.name)' made no change", reason: false,
-                     rule: report.rule.name, location: report.rule.location)
+                traceOnly("rules", "rule '\(report.rule.name)' made no change",
+                          rule: report.rule.name, location: report.rule.location)
             }
         }
     }
@@ -185,7 +202,9 @@ struct Evaluation {
             traceOnly("collapse", "no request id: nothing to replace")
             return
         }
-        if state.delivered(user: envelope.user, app: envelope.app, id: envelope.id) != nil {
+        let delivered = state.delivered(user: envelope.user, app: envelope.app, id: envelope.id)
+        deliveredEntry = .some(delivered)
+        if delivered != nil {
             decision.replaces = envelope.id
             note("collapse", "replaces the delivered notification \(envelope.id) in place")
         } else if state.queued(user: envelope.user, app: envelope.app, id: envelope.id) != nil {
@@ -245,7 +264,7 @@ struct Evaluation {
     // MARK: 6. focus
 
     mutating func applyFocus() {
-        guard let (focus, why) = activeFocus else {
+        guard let focus = activeFocus?.focus else {
             traceOnly("focus", "no focus is on")
             return
         }
@@ -255,21 +274,25 @@ struct Evaluation {
             note("focus", "silenced by a rule")
             return
         }
+        let why = focusWhy
         if focus.silence == .locked && !context.locked {
-            note("focus", "\(why), but it silences only while the device is locked")
+            note("focus", why + ", but it silences only while the device is locked")
             return
         }
-        if let breakthrough = focusBreakthrough(focus) {
+        let sender = envelope.communication?.sender.map { directory.resolve($0) }
+        let text: String
+        if let breakthrough = focusBreakthrough(focus, sender: sender) {
             decision.breakthrough = breakthrough.kind
-            note("focus", "\(why); \(breakthrough.why)")
+            text = why + "; " + breakthrough.why
         } else if subject.delivery == .alert || subject.delivery == .quiet {
             decision.breakthrough = .rule
-            note("focus", "\(why); a rule forced delivery \(subject.delivery!.rawValue)")
+            text = why + "; a rule forced delivery " + subject.delivery!.rawValue
         } else {
             decision.delivery = .silenced
             decision.breakthrough = nil
-            note("focus", "\(why); silenced: \(silencedWhy(focus))")
+            text = why + "; silenced: " + silencedWhy(focus, sender: sender)
         }
+        note("focus", text)
     }
 
     struct Passage {
@@ -277,7 +300,7 @@ struct Evaluation {
         var why: String
     }
 
-    func focusBreakthrough(_ focus: FocusSettings) -> Passage? {
+    func focusBreakthrough(_ focus: FocusSettings, sender: Directory.Resolved?) -> Passage? {
         let level = subject.level
         if let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria, !allowed.contains(criteria) {
             if level == .critical { return Passage(kind: .critical, why: "critical: breaks through everything") }
@@ -288,7 +311,6 @@ struct Evaluation {
             return Passage(kind: .timeSensitive, why: "time-sensitive notifications are allowed")
         }
         let communication = envelope.communication
-        let sender = communication?.sender
         if focus.mode == .silence {
             let appListed = focus.apps.contains(envelope.app)
             let personListed = sender.map { directory.person($0, isAmong: focus.people) } ?? false
@@ -324,19 +346,19 @@ struct Evaluation {
         return nil
     }
 
-    func silencedWhy(_ focus: FocusSettings) -> String {
+    func silencedWhy(_ focus: FocusSettings, sender: Directory.Resolved?) -> String {
         if let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria, !allowed.contains(criteria) {
             return "the focus filter for \(settings.name) lets through only \(GroupSummary.joinList(allowed.map { "\"\($0)\"" })), not \"\(criteria)\""
         }
         if focus.mode == .silence { return "\(settings.name) or its sender is silenced in Focus \(focus.name)" }
-        if let sender = envelope.communication?.sender {
+        if let sender {
             let kind = envelope.communication?.kind == .call ? "calls from" : "messages from"
             return "\(kind) \(directory.displayName(of: sender)) are not allowed in Focus \(focus.name)"
         }
         return "\(settings.name) is not an allowed app in Focus \(focus.name)"
     }
 
-    func isAllowedPerson(_ person: Person, _ focus: FocusSettings) -> Bool {
+    func isAllowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) -> Bool {
         if focus.mode == .silence { return !directory.person(person, isAmong: focus.people) }
         if directory.person(person, isAmong: focus.people) { return true }
         if focus.favorites && directory.isFavorite(person) { return true }
@@ -344,12 +366,12 @@ struct Evaluation {
             let top = Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
                                        now: now, focus: focus, clock: clock, directory: directory,
                                        excludeAllowed: false).prefix(focus.suggested)
-            if top.contains(where: { directory.samePerson($0.person, person) }) { return true }
+            if top.contains(where: { directory.samePerson(directory.resolve($0.person), person) }) { return true }
         }
         return false
     }
 
-    func callerPasses(_ caller: Person, _ focus: FocusSettings) -> Bool {
+    func callerPasses(_ caller: Directory.Resolved, _ focus: FocusSettings) -> Bool {
         switch focus.calls {
         case .everyone: true
         case .allowed: isAllowedPerson(caller, focus)
@@ -360,9 +382,9 @@ struct Evaluation {
     }
 
     /// An earlier call from the same person within 3 minutes, inclusive.
-    func isRepeatedCall(_ caller: Person) -> Bool {
+    func isRepeatedCall(_ caller: Directory.Resolved) -> Bool {
         state.calls(user: envelope.user, since: now - 180).contains { call in
-            call.date <= now && now - call.date <= 180 && directory.samePerson(call.caller, caller)
+            call.date <= now && now - call.date <= 180 && directory.samePerson(directory.resolve(call.caller), caller)
         }
     }
 
@@ -407,11 +429,11 @@ struct Evaluation {
             banner: !context.locked && settings.banners,
             lockScreen: context.locked && settings.lockScreen,
             bypassRinger: critical)
-        var words = ["alert"]
-        if critical { words.append("critical: sounds through the ringer switch at volume \(decision.alert!.volume!)") }
-        else if !sound { words.append(context.ringer == .silent ? "no sound (ringer is silent)" : "no sound (\(settings.name) has sounds off)") }
-        if !critical && sound { words.append("\(level.rawValue), with sound") }
-        note("delivery", words.joined(separator: ": "))
+        let words: String
+        if critical { words = "alert: critical: sounds through the ringer switch at volume \(decision.alert!.volume!)" }
+        else if !sound { words = context.ringer == .silent ? "alert: no sound (ringer is silent)" : "alert: no sound (" + settings.name + " has sounds off)" }
+        else { words = "alert: " + level.rawValue + ", with sound" }
+        note("delivery", words)
         if forcedAlert { decision.reasons.append("a rule forced delivery alert") }
     }
 
@@ -462,15 +484,32 @@ struct Evaluation {
 
     // MARK: 9. group
 
-    var groupID: String? { pipeline.groupID(app: envelope.app, thread: subject.thread) }
+    /// As `Pipeline.groupID`, with the settings already resolved.
+    var groupID: String? {
+        switch settings.grouping {
+        case .off: nil
+        case .app: envelope.app
+        case .automatic: subject.thread.map { envelope.app + "/" + $0 } ?? envelope.app
+        }
+    }
 
     mutating func group() {
         let id = groupID
         var count = 1
         if let id {
-            let others = state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != envelope.id || $0.app != envelope.app }
-            count = others.count + 1
-            let line = GroupSummary.line(others: others, categories: policy.categories)
+            let line: String?
+            // A store that keeps digests gives the group's at once, when this notification is not
+            // itself in the group already (replacing one in place).
+            let existing = deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: envelope.id)
+            if existing?.groupID != id, let digests = state as? any GroupDigestReading,
+               let digest = digests.groupDigest(user: envelope.user, groupID: id) {
+                count = digest.memberCount + 1
+                line = GroupSummary.line(digest, categories: policy.categories)
+            } else {
+                let others = state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != envelope.id || $0.app != envelope.app }
+                count = others.count + 1
+                line = GroupSummary.line(others: others, categories: policy.categories)
+            }
             decision.group = Decision.Group(id: id, count: count, summary: line)
             traceOnly("group", "group \(id) holds \(count)" + (line.map { ": \"\($0)\"" } ?? ""))
         } else {

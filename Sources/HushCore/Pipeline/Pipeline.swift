@@ -2,23 +2,36 @@
 /// effective level → collapse → summary → focus → delivery style → announcement → group.
 /// A pipeline is prepared once per policy and is immutable: evaluate from any thread.
 public struct Pipeline: Sendable {
-    public let policy: Policy
-    public let directory: Directory
+    /// Everything prepared, behind one reference: a pipeline is copied with each evaluation.
+    final class Storage: Sendable {
+        let policy: Policy
+        let directory: Directory
+        let defaultClock: ZoneClock
+        let resolvedApps: [String: ResolvedAppSettings]
+        let wildcardApp: AppSettings
+
+        init(policy: Policy) {
+            self.policy = policy
+            self.directory = Directory(contacts: policy.contacts, listed: policy.focuses.flatMap(\.people))
+            self.defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
+            self.wildcardApp = policy.appDefaults
+            self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
+        }
+    }
+
+    let storage: Storage
+
+    public var policy: Policy { storage.policy }
+    public var directory: Directory { storage.directory }
     /// The policy's zone, else the machine's.
-    public let defaultClock: ZoneClock
-    private let resolvedApps: [String: ResolvedAppSettings]
-    private let wildcardApp: AppSettings
+    public var defaultClock: ZoneClock { storage.defaultClock }
 
     public init(policy: Policy) {
-        self.policy = policy
-        self.directory = Directory(contacts: policy.contacts)
-        self.defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
-        self.wildcardApp = policy.appDefaults
-        self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
+        storage = Storage(policy: policy)
     }
 
     public func settings(for app: String) -> ResolvedAppSettings {
-        resolvedApps[app] ?? wildcardApp.resolved(bundleID: app)
+        storage.resolvedApps[app] ?? storage.wildcardApp.resolved(bundleID: app)
     }
 
     /// The group a notification joins: by app and thread (`automatic`), by app, or none (`off`).
@@ -49,19 +62,42 @@ public struct Pipeline: Sendable {
     /// The focus in force and why, or nil.
     public func activeFocus(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
                             clock: ZoneClock) -> (focus: FocusSettings, why: String)? {
+        guard let (focus, why) = focusInForce(at: now, context: context, user: user, state: state, clock: clock) else { return nil }
+        return (focus, why.text(focus: focus, clock: clock))
+    }
+
+    /// Why a focus is in force; the sentence is made only when it is needed.
+    enum FocusWhy {
+        /// Turned on by the context, by this name.
+        case context(String)
+        /// Turned on by hand, by this name.
+        case byHand(String, until: Double?)
+        case schedule
+
+        func text(focus: FocusSettings, clock: ZoneClock) -> String {
+            switch self {
+            case .context(let name): return "Focus " + name + " is on (context)"
+            case .byHand(let name, let until):
+                return "Focus " + name + " is on by hand" + (until.map { " until " + clock.format($0) } ?? "")
+            case .schedule: return "Focus " + focus.name + " is on by its schedule"
+            }
+        }
+    }
+
+    func focusInForce(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
+                      clock: ZoneClock) -> (focus: FocusSettings, why: FocusWhy)? {
         switch context.focus {
         case .off:
             return nil
         case .on(let name):
-            return (policy.focus(named: name) ?? FocusSettings(name: name), "Focus \(name) is on (context)")
+            return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .context(name))
         case .automatic:
             if let manual = state.manualFocus(user: user), manual.isInForce(at: now) {
                 guard let name = manual.name else { return nil }
-                let until = manual.until.map { " until " + clock.format($0) } ?? ""
-                return (policy.focus(named: name) ?? FocusSettings(name: name), "Focus \(name) is on by hand\(until)")
+                return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until))
             }
-            for focus in policy.focuses where focus.isScheduled(at: now, clock: clock) {
-                return (focus, "Focus \(focus.name) is on by its schedule")
+            for focus in storage.policy.focuses where focus.isScheduled(at: now, clock: clock) {
+                return (focus, .schedule)
             }
             return nil
         }
@@ -69,10 +105,11 @@ public struct Pipeline: Sendable {
 
     /// The first summary time at or after `t`, DST-correct; nil without summary times.
     public func nextSummary(atOrAfter t: Double, clock: ZoneClock) -> Double? {
-        guard !policy.summaryTimes.isEmpty else { return nil }
+        let summaryTimes = storage.policy.summaryTimes
+        guard !summaryTimes.isEmpty else { return nil }
         let today = clock.local(t).dayNumber
         for day in today - 1...today + 2 {
-            for minutes in policy.summaryTimes {
+            for minutes in summaryTimes {
                 let instant = clock.instant(dayNumber: day, minuteOfDay: minutes)
                 if instant >= t { return instant }
             }
@@ -84,9 +121,39 @@ public struct Pipeline: Sendable {
     /// envelope's date); `envelope.date` must be set.
     public func evaluate(_ envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
                          rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) -> Outcome {
-        var run = Evaluation(pipeline: self, envelope: envelope, now: now, context: context, state: state,
+        // A rule runner confined to one thread may hold a copy of this pipeline built from its own
+        // (equal) policy: evaluating with it touches no reference count another thread touches too.
+        var pipeline = self
+        if let holder = rules as? any PipelineCopyHolding {
+            pipeline = holder.pipelineCopies.copy(of: self, policy: holder.policy)
+        }
+        var run = Evaluation(pipeline: pipeline, envelope: envelope, now: now, context: context, state: state,
                              clock: clock, explain: explain)
         run.perform(rules: rules)
         return Outcome(decision: run.decision, changes: run.changes)
+    }
+}
+
+/// Something confined to one thread (a session's rule runner) that keeps, for the pipelines it is
+/// used with, copies built from its own policy, when that policy is the pipeline's.
+public protocol PipelineCopyHolding: AnyObject {
+    var policy: Policy { get }
+    var pipelineCopies: PipelineCopies { get }
+}
+
+/// The copy kept for the last pipeline seen (see `PipelineCopyHolding`). Not thread-safe.
+public final class PipelineCopies {
+    /// The shared pipeline's storage (kept alive, so its identity stays its own) and the copy.
+    private var original: Pipeline.Storage?
+    private var copy: Pipeline?
+
+    public init() {}
+
+    func copy(of shared: Pipeline, policy: Policy) -> Pipeline {
+        if let original, original === shared.storage { return copy ?? shared }
+        original = shared.storage
+        // Only an equal policy makes an equal pipeline; otherwise the shared one is used.
+        copy = policy == shared.policy ? Pipeline(policy: policy) : nil
+        return copy ?? shared
     }
 }

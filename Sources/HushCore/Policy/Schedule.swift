@@ -2,21 +2,30 @@
 /// `from` wraps past midnight, the days naming the starting day.
 public struct Schedule: Sendable, Hashable {
     /// Weekdays the window starts on, 1 = Sunday ... 7 = Saturday.
-    public var days: Set<Int>
+    public var days: Set<Int> {
+        didSet { dayMask = Self.mask(days) }
+    }
     public var from: Int
     public var to: Int
+    /// `days` as bits (bit d for weekday d), for the hot path.
+    private var dayMask: UInt16
 
     public init(days: Set<Int>, from: Int, to: Int) {
         self.days = days
         self.from = from
         self.to = to
+        self.dayMask = Self.mask(days)
+    }
+
+    private static func mask(_ days: Set<Int>) -> UInt16 {
+        days.reduce(0) { (1...7).contains($1) ? $0 | UInt16(1) << UInt16($1) : $0 }
     }
 
     public var wrapsPastMidnight: Bool { to <= from }
 
     /// The window that starts on `dayNumber`, as instants, when the days include that day.
     public func window(startingOn dayNumber: Int, clock: ZoneClock) -> (start: Double, end: Double)? {
-        guard days.contains(CivilDate.weekday(dayNumber: dayNumber)) else { return nil }
+        guard dayMask & (UInt16(1) << UInt16(CivilDate.weekday(dayNumber: dayNumber))) != 0 else { return nil }
         let start = clock.instant(dayNumber: dayNumber, minuteOfDay: from)
         let end = clock.instant(dayNumber: wrapsPastMidnight ? dayNumber + 1 : dayNumber, minuteOfDay: to)
         return (start, end)
@@ -25,9 +34,8 @@ public struct Schedule: Sendable, Hashable {
     /// Start inclusive, end exclusive.
     public func contains(_ t: Double, clock: ZoneClock) -> Bool {
         let today = clock.local(t).dayNumber
-        for day in [today - 1, today] {
-            if let window = window(startingOn: day, clock: clock), window.start <= t, t < window.end { return true }
-        }
+        if let window = window(startingOn: today - 1, clock: clock), window.start <= t, t < window.end { return true }
+        if let window = window(startingOn: today, clock: clock), window.start <= t, t < window.end { return true }
         return false
     }
 

@@ -67,9 +67,35 @@ public enum RFC3339 {
         let dayNumber = local >= 0 ? local / 86400 : (local - 86399) / 86400
         let secondOfDay = local - dayNumber * 86400
         let date = CivilDate(dayNumber: dayNumber)
+        let millis = Int(((seconds - whole) * 1000).rounded())
+        // The common case, in one buffer: years 0...9999.
+        if date.year >= 0 && date.year <= 9999 && abs(offset) < 100 * 3600 {
+            let magnitude = abs(offset)
+            let withMillis = millis > 0 && millis < 1000
+            let size = 19 + (withMillis ? 4 : 0) + (offset == 0 ? 1 : 6)
+            return String(unsafeUninitializedCapacity: size) { out in
+                var i = 0
+                func digits(_ value: Int, _ width: Int) {
+                    var v = value
+                    var k = width - 1
+                    while k >= 0 { out[i + k] = UInt8(48 + v % 10); v /= 10; k -= 1 }
+                    i += width
+                }
+                func byte(_ c: UInt8) { out[i] = c; i += 1 }
+                digits(date.year, 4); byte(0x2D); digits(date.month, 2); byte(0x2D); digits(date.day, 2); byte(0x54)
+                digits(secondOfDay / 3600, 2); byte(0x3A); digits(secondOfDay / 60 % 60, 2); byte(0x3A); digits(secondOfDay % 60, 2)
+                if withMillis { byte(0x2E); digits(millis, 3) }
+                if offset == 0 {
+                    byte(0x5A)
+                } else {
+                    byte(offset < 0 ? 0x2D : 0x2B)
+                    digits(magnitude / 3600, 2); byte(0x3A); digits(magnitude / 60 % 60, 2)
+                }
+                return i
+            }
+        }
         var out = pad(date.year, 4) + "-" + pad(date.month, 2) + "-" + pad(date.day, 2) + "T"
         out += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        let millis = Int(((seconds - whole) * 1000).rounded())
         if millis > 0 && millis < 1000 { out += "." + pad(millis, 3) }
         if offset == 0 { return out + "Z" }
         let sign = offset < 0 ? "-" : "+"

@@ -2,22 +2,53 @@ import Foundation
 import Synchronization
 
 /// Wall-clock arithmetic in one IANA time zone, DST-correct. Offsets are cached by span between
-/// transitions so the hot path rarely asks Foundation.
+/// transitions so the hot path rarely asks Foundation: the spans found so far are published as an
+/// immutable table that readers on any thread search without a lock (a miss takes the lock, asks
+/// Foundation, and publishes a new table).
 public final class ZoneClock: Sendable {
     public let identifier: String
     private let zone: TimeZone
-    private let spans = Mutex<[Span]>([])
+    /// The current table; every table ever published stays alive until `deinit` (a reader may
+    /// still be searching an older one), so readers need no reference counting.
+    private let published = Atomic<Unmanaged<SpanTable>?>(nil)
+    private let writer = Mutex<[Unmanaged<SpanTable>]>([])
 
-    private struct Span {
+    fileprivate struct Span: Sendable {
         var start: Double
         var end: Double
         var offset: Int
     }
 
+    fileprivate final class SpanTable: Sendable {
+        /// Sorted by start, not overlapping.
+        let spans: [Span]
+        init(_ spans: [Span]) { self.spans = spans }
+
+        func find(_ t: Double) -> Span? {
+            spans.withUnsafeBufferPointer { b in
+                var low = 0, high = b.count
+                while low < high {
+                    let mid = (low + high) >> 1
+                    if b[mid].end <= t { low = mid + 1 } else { high = mid }
+                }
+                return low < b.count && b[low].start <= t ? b[low] : nil
+            }
+        }
+    }
+
+    /// At most this many spans are cached (a few years of transitions).
+    private static let maximumSpans = 64
+
     public init?(identifier: String) {
         guard let zone = TimeZone(identifier: identifier) else { return nil }
         self.identifier = identifier
         self.zone = zone
+    }
+
+    deinit {
+        writer.withLock { tables in
+            for table in tables { table.release() }
+        }
     }
 
     /// The machine's zone.
@@ -30,24 +61,46 @@ public final class ZoneClock: Sendable {
     /// Every IANA name the machine knows, for "did you mean" hints.
     public static var knownIdentifiers: [String] { TimeZone.knownTimeZoneIdentifiers }
 
+    private func cachedSpan(_ t: Double) -> Span? {
+        guard let table = published.load(ordering: .acquiring) else { return nil }
+        return table._withUnsafeGuaranteedRef { $0.find(t) }
+    }
+
     /// Seconds east of UTC at the instant `t` (UNIX seconds).
     public func offset(at t: Double) -> Int {
-        if let hit = spans.withLock({ spans in spans.first { $0.start <= t && t < $0.end }?.offset }) { return hit }
+        if let span = cachedSpan(t) { return span.offset }
+        return span(at: t).offset
+    }
+
+    /// The span between transitions that holds `t`, from Foundation, cached.
+    private func span(at t: Double) -> Span {
         let date = Date(timeIntervalSince1970: t)
         let offset = zone.secondsFromGMT(for: date)
-        let next = zone.nextDaylightSavingTimeTransition(after: date)?.timeIntervalSince1970 ?? t + 366 * 86400
-        // Look back a day for the span's start, so nearby earlier instants hit the cache too.
-        var start = t
-        if zone.secondsFromGMT(for: date.addingTimeInterval(-86400)) == offset,
-           let previous = zone.nextDaylightSavingTimeTransition(after: date.addingTimeInterval(-86400)),
-           previous.timeIntervalSince1970 > t {
-            start = t - 86400
+        guard t.isFinite else { return Span(start: t, end: t, offset: offset) }
+        let end = zone.nextDaylightSavingTimeTransition(after: date)?.timeIntervalSince1970 ?? t + 366 * 86400
+        // The span's start: the last transition at or before t (within a year), else a year back.
+        var start = t - 366 * 86400
+        var probe = Date(timeIntervalSince1970: start)
+        for _ in 0..<8 {
+            guard let next = zone.nextDaylightSavingTimeTransition(after: probe), next.timeIntervalSince1970 <= t else { break }
+            start = next.timeIntervalSince1970
+            probe = next
         }
-        spans.withLock { spans in
-            if spans.count >= 8 { spans.removeFirst() }
-            spans.append(Span(start: start, end: next, offset: offset))
+        let span = Span(start: start, end: max(end, t.nextUp), offset: offset)
+        // Publish only a span Foundation agrees with at both ends (a zone whose rules change
+        // without a transition Foundation reports is then simply not cached there).
+        guard zone.secondsFromGMT(for: Date(timeIntervalSince1970: span.start)) == offset else { return span }
+        writer.withLock { tables in
+            let current = tables.last?._withUnsafeGuaranteedRef { $0.spans } ?? []
+            guard current.count < Self.maximumSpans else { return }
+            var spans = current.filter { $0.end <= span.start || $0.start >= span.end }
+            spans.append(span)
+            spans.sort { $0.start < $1.start }
+            let table = Unmanaged.passRetained(SpanTable(spans))
+            tables.append(table)
+            published.store(table, ordering: .releasing)
         }
-        return offset
+        return span
     }
 
     /// Local wall-clock reading of an instant.
@@ -63,6 +116,10 @@ public final class ZoneClock: Sendable {
     /// occurrence.
     public func instant(dayNumber: Int, minuteOfDay: Int) -> Double {
         let wall = Double(dayNumber * 86400 + minuteOfDay * 60)
+        // No transition within a day and 14 hours either side (nearly always): one offset.
+        if let span = cachedSpan(wall - 86400 - 14 * 3600), wall + 86400 + 14 * 3600 < span.end {
+            return wall - Double(span.offset)
+        }
         let before = offset(at: wall - 86400 - 14 * 3600)
         let after = offset(at: wall + 86400 + 14 * 3600)
         var candidates: [Double] = []

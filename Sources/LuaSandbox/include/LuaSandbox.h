@@ -66,9 +66,28 @@ int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const
 void hush_push_host_function(lua_State *L, int function_id);
 
 /// Pushes a read-only view: a userdata whose fields are read through the host callback. `map_index`
-/// is a table mapping field names to integer ids; a lookup calls back with id `base_id + field id`;
-/// unknown fields read as nil. `name` is what tostring() shows.
+/// is a table mapping field names to integer ids (0 to 63); a lookup calls back with id
+/// `base_id + field id`; unknown fields read as nil. `name` is what tostring() shows. A field read
+/// once is cached (unless nil) until `hush_view_reset` or `hush_view_forget`: later reads are a
+/// table read, without the host.
 void hush_push_view(lua_State *L, int map_index, int base_id, const char *name);
+/// Forgets every cached field of the view at `index` (a new notification).
+void hush_view_reset(lua_State *L, int index);
+/// Forgets one cached field of the view at `index` (it changed).
+void hush_view_forget(lua_State *L, int index, int field);
+
+/// Calls the functions in the registry at `refs[first..count)` one after another, each with the
+/// values at `n_index` and `ctx_index`, inside one `hush_pcall` (an error raised by one is its own:
+/// the call stops there), until one returns something other than nil, fails, or asks to stop
+/// (`hush_request_stop`, from a host function it called). After an overrun (budget or memory),
+/// the next one fails at once with `hush_pcall`'s message.
+/// Returns the index of that one, with its result or error message on the stack and its HUSH_*
+/// code in `*status` (and whether the budget was already exhausted before it ran in
+/// `*exhausted_before`); returns `count` when every one returned nil, with nothing left on the stack.
+int hush_run_rules(hush_sandbox *sandbox, const int *refs, int count, int first, int n_index, int ctx_index,
+                   int *exhausted_before, int *status);
+/// Makes `hush_run_rules` return after the function running now.
+void hush_request_stop(hush_sandbox *sandbox);
 
 /// Pushes the call site (`source`, `line`) of the Lua function `level` levels up; used by the
 /// policy prelude to remember where each declaration is.

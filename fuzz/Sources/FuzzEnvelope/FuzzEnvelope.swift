@@ -1,0 +1,50 @@
+// libFuzzer target: bytes as `hush eval` INPUT → JSONLines / StreamInput → JSONParser.parse →
+// Envelope.decode (also EvaluationContext.decode and Interaction.decode, the other JSON inputs) →
+// the pipeline with a fixed policy (its rules read every field) and a fresh in-memory store per
+// input. Invariants: nothing traps; a parsed value written back parses to the same value; every
+// decision is valid JSON.
+import FuzzSupport
+import Hush
+
+nonisolated(unsafe) let interpreter: PolicyInterpreter = try! PolicyInterpreter(
+    sources: [Fixtures.policy], limits: LuaLimits(memoryBytes: 32 << 20, instructionLimit: 1_000_000, timeLimitMilliseconds: 500))
+nonisolated(unsafe) let harness = Harness(pipeline: Pipeline(policy: interpreter.policy), rules: interpreter)
+nonisolated(unsafe) var generated = 0
+
+func checkRoundTrip(_ value: JSONValue) {
+    var w = JSONWriter()
+    w.write(value)
+    let again: JSONValue
+    do {
+        again = try JSONParser.parse(w.bytes)
+    } catch {
+        fatalError("written JSON does not parse (\(error)): \(String(decoding: w.bytes, as: UTF8.self))")
+    }
+    guard again == value else { fatalError("JSON round trip changed the value: \(String(decoding: w.bytes, as: UTF8.self))") }
+}
+
+func evaluateOne(_ json: JSONValue, store: InMemoryStateStore, context: EvaluationContext) {
+    checkRoundTrip(json)
+    _ = try? EvaluationContext.decode(json)
+    _ = try? Interaction.decode(json)
+    generated += 1
+    guard let envelope = try? Envelope.decode(json, fallbackID: "hush-fuzz-\(generated)") else { return }
+    harness.evaluate(envelope, context: context, store: store, explain: generated % 2 == 0)
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEnvelope(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    let store = InMemoryStateStore()
+    let context = Fixtures.contexts[bytes.count % Fixtures.contexts.count]
+    generated = 0
+    if let single = StreamInput.singleDocument(bytes) {
+        evaluateOne(single, store: store, context: context)
+    } else {
+        JSONLines.forEachLine(in: bytes) { line, _ in
+            guard let json = try? line.withUnsafeBytes({ buffer throws(JSONError) in try JSONParser.parse(buffer) }) else { return }
+            evaluateOne(json, store: store, context: context)
+        }
+    }
+    return 0
+}

@@ -1,0 +1,4 @@
+timezone "UTC"
+rule("x", function(n, ctx)
+  return { level = "critical"
+end)
