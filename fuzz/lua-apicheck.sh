@@ -7,7 +7,7 @@
 # Why: Debian's liblua5.4 is not instrumented, so ASan cannot see a write past the end of Lua's
 # stack made *inside* liblua (a host function pushing more than the LUA_MINSTACK slots Lua
 # guarantees, without lua_checkstack). With API checks on, Lua asserts on every such push.
-# Sources: the lua-5.4.x tarball from lua.org, `apt-get source lua5.4` (with deb-src enabled), or
+# Sources: the official lua-5.4.x source tarball, `apt-get source lua5.4` (with deb-src enabled), or
 # any copy of Lua 5.4's src/ directory. Any 5.4.x works against Debian's 5.4 headers.
 set -euo pipefail
 src="${1:?usage: fuzz/lua-apicheck.sh LUA_SRC_DIR}"
