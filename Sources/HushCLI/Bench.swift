@@ -90,16 +90,19 @@ struct Bench: ParsableCommand {
         figures["stream_decoded_mb"] = Double(Memory.residentBytes() - rssBeforeStream) / 1e6
         Output.error("hush bench: \(envelopes.count) notifications, \(Int(figures["stream_users"]!)) users; policy \(policy)")
 
-        // (1) one core: whole passes over the stream, fresh state each, the best pass counts.
-        var best: Run?
+        // (1) one core: whole passes over the stream, fresh state each, the best pass counts (by
+        // CPU time and by wall clock separately: on a shared machine the slow passes are the
+        // ones something else ran beside).
+        var bestCPU = 0.0, bestWall = 0.0
         for pass in 0..<passes {
             let run = try Self.evaluate(engine: engine, envelopes: envelopes, context: context, shiftWeeks: 0)
             Output.error(String(format: "  one core, pass %d: %.0f decisions/s (wall), %.0f (CPU)", pass + 1, run.wallRate, run.cpuRate))
-            if best == nil || run.cpuRate > best!.cpuRate { best = run }
+            bestCPU = max(bestCPU, run.cpuRate)
+            bestWall = max(bestWall, run.wallRate)
         }
-        figures["one_core_wall_per_s"] = best!.wallRate
-        figures["one_core_cpu_per_s"] = best!.cpuRate
-        figures["one_core_ns_per_decision_cpu"] = 1e9 / best!.cpuRate
+        figures["one_core_wall_per_s"] = bestWall
+        figures["one_core_cpu_per_s"] = bestCPU
+        figures["one_core_ns_per_decision_cpu"] = 1e9 / bestCPU
 
         // Latency: one more pass, timing each evaluation.
         let latencies = try Self.latencies(engine: engine, envelopes: envelopes, context: context)
@@ -109,12 +112,19 @@ struct Bench: ParsableCommand {
 
         // (2) several cores: users split between threads, one session and store each.
         if threads > 1 {
-            let parallel = try Self.parallel(engine: engine, envelopes: envelopes, context: context, threads: threads)
+            var parallelCPU = 0.0, parallelWall = 0.0
+            for pass in 0..<passes {
+                let parallel = try Self.parallel(engine: engine, envelopes: envelopes, context: context, threads: threads)
+                Output.error(String(format: "  %d cores, pass %d: %.0f decisions/s (wall), %.0f (sum of the threads' CPU-time rates)",
+                                    threads, pass + 1, parallel.wallRate, parallel.cpuRate))
+                parallelCPU = max(parallelCPU, parallel.cpuRate)
+                parallelWall = max(parallelWall, parallel.wallRate)
+            }
             figures["threads"] = Double(threads)
-            figures["multi_core_wall_per_s"] = parallel.wallRate
-            figures["multi_core_cpu_per_s"] = parallel.cpuRate
-            figures["multi_core_speedup_wall"] = parallel.wallRate / best!.wallRate
-            figures["multi_core_speedup_cpu"] = parallel.cpuRate / best!.cpuRate
+            figures["multi_core_wall_per_s"] = parallelWall
+            figures["multi_core_cpu_per_s"] = parallelCPU
+            figures["multi_core_speedup_wall"] = parallelWall / bestWall
+            figures["multi_core_speedup_cpu"] = parallelCPU / bestCPU
         }
 
         // Memory over many evaluations: the stream replayed week after week on one session.
