@@ -12,14 +12,13 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     private var notificationView: Int32 = LUA_NOREF
     private var contextView: Int32 = LUA_NOREF
 
-    // What the views read during a run of the rules.
-    // One thread at a time: the run-time exclusivity checks of these hot properties are left out.
     /// The pipeline evaluated with this interpreter, rebuilt from its own policy (one per thread).
     public let pipelineCopies = PipelineCopies()
 
+    // What the views read during a run of the rules. One thread at a time: the run-time
+    // exclusivity checks of these hot properties are left out.
     /// The subject of the rules running now, where `runRules` was given it (no copy).
     @exclusivity(unchecked) var currentSubject: UnsafeMutablePointer<RuleSubject>?
-    var current: RuleSubject? { currentSubject?.pointee }
     @exclusivity(unchecked) var currentContext: RuleContext?
     @exclusivity(unchecked) var notes: [String] = []
 

@@ -141,11 +141,12 @@ public final class LuaState {
     }
 
     /// Calls the functions at `references[first...]` one after another, each with the values at
-    /// stack indices `a` and `b`, each in its own protected call (see `call`), until one returns
-    /// something other than nil, fails, or a host function it called asked to stop
-    /// (`requestStop`). Returns that one's index (its result on the stack, or its error, the stack
-    /// then as it was) and whether the budget was already exhausted before it ran; returns
-    /// `references.count` when every one returned nil.
+    /// stack indices `a` and `b`, until one returns something other than nil, fails, or a host
+    /// function it called asked to stop (`requestStop`). They run inside one protected call (as
+    /// `call` makes), which an error ends: the error is the failing function's own. Returns that
+    /// one's index (its result on the stack, or its error, the stack then as it was) and whether
+    /// the budget was already exhausted before it ran (then it failed at once, as `call` does);
+    /// returns `references.count` when every one returned nil.
     public func callUntilResult(_ references: [Int32], from first: Int, arguments a: Int32, _ b: Int32)
         -> (index: Int, error: LuaError?, exhaustedBefore: Bool) {
         var exhausted: Int32 = 0

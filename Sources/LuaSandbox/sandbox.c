@@ -308,7 +308,7 @@ static int view_load(lua_State *L) {
     int saved = S->enforce_memory;
     S->enforce_memory = 0; // Swift's pushes must not fail, nor the cache's one entry per field
     int n = S->callback(S->context, L, V->base_id + field);
-    if (n >= 0 && n > 0 && field >= 0 && field < 64 && !lua_isnil(L, -1)) {
+    if (n > 0 && field >= 0 && field < 64 && !lua_isnil(L, -1)) {
         lua_settop(L, top + 1);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, -2);

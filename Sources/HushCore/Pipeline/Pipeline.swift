@@ -123,11 +123,15 @@ public struct Pipeline: Sendable {
                          rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
-        var pipeline = self
-        if let holder = rules as? any PipelineCopyHolding {
-            pipeline = holder.pipelineCopies.copy(of: self, policy: holder.policy)
+        if let holder = rules as? any PipelineCopyHolding, let copy = holder.pipelineCopies.copy(of: self, policy: holder.policy) {
+            return copy.evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
         }
-        var run = Evaluation(pipeline: pipeline, envelope: envelope, now: now, context: context, state: state,
+        return evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+    }
+
+    private func evaluateHere(_ envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+                              rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool) -> Outcome {
+        var run = Evaluation(pipeline: self, envelope: envelope, now: now, context: context, state: state,
                              clock: clock, explain: explain)
         run.perform(rules: rules)
         return Outcome(decision: run.decision, changes: run.changes)
@@ -149,11 +153,12 @@ public final class PipelineCopies {
 
     public init() {}
 
-    func copy(of shared: Pipeline, policy: Policy) -> Pipeline {
-        if let original, original === shared.storage { return copy ?? shared }
+    /// The copy for `shared`, or nil when the policies differ (then `shared` is to be used).
+    func copy(of shared: Pipeline, policy: Policy) -> Pipeline? {
+        if let original, original === shared.storage { return copy }
         original = shared.storage
-        // Only an equal policy makes an equal pipeline; otherwise the shared one is used.
+        // Only an equal policy makes an equal pipeline.
         copy = policy == shared.policy ? Pipeline(policy: policy) : nil
-        return copy ?? shared
+        return copy
     }
 }
