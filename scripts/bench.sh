@@ -71,9 +71,6 @@ best_of() { # runs "$@" RUNS times; prints the run with the least CPU time
 echo "== hush eval --ephemeral, end to end, $LINES lines" >&2
 read -r EVAL_CPU EVAL_WALL EVAL_RSS <<< "$(best_of "$BIN" eval --ephemeral --policy "$POLICY" --context "$CONTEXT" "$STREAM")"
 
-echo "== the same, reading the input in chunks (hush bench --streaming-eval: the proposed CLI input)" >&2
-read -r STREAM_CPU STREAM_WALL STREAM_RSS <<< "$(best_of "$BIN" bench --streaming-eval --policy "$POLICY" --context "$CONTEXT" "$STREAM")"
-
 echo "== anchor: python3 json.loads/json.dumps per line" >&2
 read -r PY_CPU PY_WALL PY_RSS <<< "$(best_of python3 benchmarks/anchor_json.py "$STREAM")"
 
@@ -94,7 +91,6 @@ lib = dict(l.strip().split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 f = lambda k: float(lib[k]) if k in lib else float("nan")
 lines = $LINES
 eval_cpu, eval_wall, eval_rss = $EVAL_CPU, $EVAL_WALL, $EVAL_RSS
-stream_cpu, stream_wall, stream_rss = $STREAM_CPU, $STREAM_WALL, $STREAM_RSS
 py_cpu, py_wall = $PY_CPU, $PY_WALL
 lua_rate = float("$LUA_RATE" or "nan")
 lua_rules_rate = float("$LUA_RULES_RATE" or "nan")
@@ -117,8 +113,6 @@ row(f"(3) hush eval end to end: lines/s (CPU; wall {lines / eval_wall:,.0f})", f
 row(f"(7) Python json.loads+dumps floor: lines/s (CPU; wall {lines / py_wall:,.0f})", f"{p_rate:,.0f}", "", None)
 row("(3)/(7) hush eval vs Python floor", f"{e_rate / p_rate:.2f}x", ">= 4x", e_rate / p_rate >= 4)
 row(f"(4) hush eval peak RSS ({lines:,} lines)", f"{eval_rss / 1024:.0f} MB" if eval_rss else "n/a", "< 200 MB", eval_rss / 1024 < 200 if eval_rss else None)
-row(f"(3)+(4) prototype, input read in chunks (hush bench --streaming-eval): lines/s (CPU) / peak RSS",
-    f"{lines / stream_cpu:,.0f} / " + (f"{stream_rss / 1024:.0f} MB" if stream_rss else "n/a"), "< 200 MB", stream_rss / 1024 < 200 if stream_rss else None)
 row("(4) hush bench peak RSS (the decoded stream held in memory)", f"{f('peak_rss_mb'):.0f} MB", "", None)
 first, last, growth = f("memory_rss_after_first_week_mb"), f("memory_rss_end_mb"), f("memory_rss_growth_mb")
 row(f"memory: RSS after one week / after {f('memory_evaluations'):,.0f} evaluations", f"{first:.0f} / {last:.0f} MB", "flat (< 10% growth)", growth <= 0.1 * first)

@@ -37,18 +37,10 @@ struct Bench: ParsableCommand {
     @Flag(help: "Only one pass on one core, nothing else: for profiling (valgrind --tool=callgrind).")
     var profile = false
 
-    @Flag(name: .customLong("streaming-eval"), help: ArgumentHelp(
-        "Instead of the library figures: what `hush eval --ephemeral` does (parse, decode, evaluate, write each decision to stdout), reading STREAM in 1 MB chunks instead of whole, and reusing one output buffer. A prototype of the streaming input proposed for the CLI, to measure it."))
-    var streamingEval = false
-
     @Argument(help: "The notifications (JSON Lines).")
     var stream: String
 
     func run() throws {
-        if streamingEval {
-            try StreamingEval.run(policy: policy, context: try benchContext(), path: stream)
-            return
-        }
         if profile {
             let sources = try PolicyFiles.sources(paths: [policy])
             let engine = try Engine(sources: sources)
@@ -378,93 +370,5 @@ enum Memory {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         return Double(usage.ru_maxrss) * 1024
-    }
-}
-
-// MARK: a streaming `hush eval`
-
-/// `hush eval --ephemeral` over a file read in chunks: the input never sits in memory whole (nor
-/// twice, as `InputFile.read` holds it: `Data`, then an `Array` copy). One JSON object per line;
-/// invalid lines are reported like `hush eval` does.
-enum StreamingEval {
-    static func run(policy: String, context: EvaluationContext, path: String) throws {
-        let engine = try Engine(sources: PolicyFiles.sources(paths: [policy]))
-        let session = try engine.makeSession()
-        guard let file = fopen(path, "rb") else {
-            Output.error("hush bench: \(path): cannot be read")
-            throw ExitCode(2)
-        }
-        defer { fclose(file) }
-        let chunk = 1 << 20
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        var pending: [UInt8] = []
-        var out: [UInt8] = []
-        out.reserveCapacity(1 << 16)
-        var writer = JSONWriter(capacity: 1024)
-        var number = 0
-        var lines = 0
-        let c0 = Timer.threadCPU()
-
-        func flush() {
-            out.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Foundation.write(1, raw.baseAddress! + offset, raw.count - offset)
-                    if n <= 0 { break }
-                    offset += n
-                }
-            }
-            out.removeAll(keepingCapacity: true)
-        }
-
-        func handle(_ line: UnsafeRawBufferPointer) {
-            number += 1
-            var end = line.count
-            if end > 0 && line[end - 1] == 13 { end -= 1 }
-            let body = UnsafeRawBufferPointer(rebasing: line[0..<end])
-            guard body.contains(where: { $0 != 32 && $0 != 9 }) else { return }
-            lines += 1
-            writer.bytes.removeAll(keepingCapacity: true)
-            do {
-                let json = try JSONParser.parse(body)
-                let envelope = try Envelope.decode(json, fallbackID: session.nextGeneratedID())
-                let decision = try session.evaluate(envelope, context: context)
-                decision.write(to: &writer)
-            } catch {
-                writer.raw("{\"line\":")
-                writer.writeInt(number)
-                writer.raw(",\"error\":")
-                writer.writeString((error as? JSONError)?.message ?? "\(error)")
-                writer.raw("}")
-            }
-            out.append(contentsOf: writer.bytes)
-            out.append(10)
-            if out.count >= 1 << 16 { flush() }
-        }
-
-        while true {
-            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, chunk, file) }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { raw in
-                let data = UnsafeRawBufferPointer(rebasing: raw[0..<n])
-                var start = 0
-                while let newline = data[start...].firstIndex(of: 10) {
-                    if pending.isEmpty {
-                        handle(UnsafeRawBufferPointer(rebasing: data[start..<newline]))
-                    } else {
-                        pending.append(contentsOf: data[start..<newline])
-                        pending.withUnsafeBytes { handle($0) }
-                        pending.removeAll(keepingCapacity: true)
-                    }
-                    start = newline + 1
-                }
-                pending.append(contentsOf: data[start...])
-            }
-        }
-        if !pending.isEmpty { pending.withUnsafeBytes { handle($0) } }
-        flush()
-        let cpu = Timer.threadCPU() - c0
-        Output.error(String(format: "streaming eval: %d lines, %.0f lines/s (CPU), peak RSS %.0f MB", lines, Double(lines) / cpu,
-                            Memory.peakBytes() / 1e6))
     }
 }

@@ -31,31 +31,50 @@ struct Evaluate: ParsableCommand {
         let context = try ContextFile.load(contextPath)
         let store = try state.store()
         let session = try engine.makeSession(store: store)
-        let bytes = try InputFile.read(input)
         var invalid = 0
+        var writer = JSONWriter(capacity: 1024)
         let evaluateOne: (JSONValue, Int) -> Void = { json, number in
+            writer.bytes.removeAll(keepingCapacity: true)
             do {
                 let envelope = try Envelope.decode(json, fallbackID: session.nextGeneratedID())
                 let decision = try session.evaluate(envelope, context: context, explain: explain)
-                var w = JSONWriter(capacity: 512)
-                decision.write(to: &w)
-                Output.write(w.bytes)
+                decision.write(to: &writer)
+                Output.write(writer.bytes)
             } catch {
                 invalid += 1
                 Output.write(errorLine(number, "\(error)"))
             }
         }
-        if let single = StreamInput.singleDocument(bytes) {
-            evaluateOne(single, 1)
-        } else {
-            JSONLines.forEachLine(in: bytes) { line, number in
-                do {
-                    let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
-                    evaluateOne(json, number)
-                } catch {
-                    invalid += 1
-                    Output.write(errorLine(number, (error as? JSONError)?.message ?? "\(error)"))
+        let evaluateLine: (UnsafeRawBufferPointer, Int) -> Void = { line, number in
+            let json: JSONValue
+            do throws(JSONError) {
+                json = try JSONParser.parse(line)
+            } catch {
+                invalid += 1
+                Output.write(errorLine(number, error.message))
+                return
+            }
+            evaluateOne(json, number)
+        }
+        // JSON Lines are read a chunk at a time; only a first line cut short (one object spread
+        // over several lines) makes the whole input be read first.
+        try InputFile.withLines(input) { lines in
+            do {
+                if let first = try lines.peekFirstLine(), StreamInput.mayBeginDocument(first) {
+                    let bytes = try lines.readRest()
+                    if let single = StreamInput.singleDocument(bytes) {
+                        evaluateOne(single, 1)
+                    } else {
+                        JSONLines.forEachLine(in: bytes) { line, number in
+                            line.withUnsafeBytes { evaluateLine($0, number) }
+                        }
+                    }
+                } else {
+                    try lines.forEachLine(evaluateLine)
                 }
+            } catch let error as LineStream.ReadError {
+                Output.error("hush: \(input ?? "stdin"): \(error)")
+                throw ExitCode(2)
             }
         }
         Output.flush()

@@ -98,6 +98,28 @@ final class EvalCommandTests: XCTestCase {
         XCTAssertEqual(run.objects.first?["delivery"] as? String, "quiet")
     }
 
+    /// An input larger than the 1 MB chunk INPUT is read in: every line is decided, in order, and an
+    /// invalid line past a chunk boundary keeps its number.
+    func testInputLargerThanOneChunkKeepsOrderAndLineNumbers() throws {
+        let padding = String(repeating: "lorem ipsum ", count: 30)
+        var lines: [String] = []
+        for i in 1...4000 {
+            lines.append(i == 3500 ? "{\"app\": broken" :
+                "{\"id\": \"n\(i)\", \"app\": \"com.example.chat\", \"payload\": {\"aps\": {\"alert\": \"\(padding)\"}}}")
+        }
+        let file = try HushBinary.file(lines.joined(separator: "\r\n") + "\n")
+        let run = try HushBinary.run(["eval", "--ephemeral", file.path])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(run.lines.count, 4000)
+        for (i, object) in run.objects.enumerated() where i % 97 == 0 || i == 3499 || i == 3999 {
+            if i == 3499 {
+                XCTAssertEqual(object["line"] as? Int, 3500)
+            } else {
+                XCTAssertEqual(object["id"] as? String, "n\(i + 1)")
+            }
+        }
+    }
+
     func testUserPolicyFromXDGConfig() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("hush-xdg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: config.appendingPathComponent("hush"), withIntermediateDirectories: true)

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads lines (LF or CRLF) from a file descriptor a chunk at a time, so a large JSON Lines input
+/// is never held whole: memory stays at one chunk plus the longest line. Line numbers are 1-based;
+/// blank lines are counted but not handed out, as `JSONLines.forEachLine(in:)` does.
+public final class LineStream {
+    /// A read from the descriptor failed (not end of input).
+    public struct ReadError: Error, CustomStringConvertible {
+        public let code: Int32
+        public var description: String { "cannot read input: \(String(cString: strerror(code)))" }
+    }
+
+    private let descriptor: Int32
+    private let chunkSize: Int
+    private var buffer: [UInt8]
+    /// The unread bytes are buffer[start..<end].
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    private var lineNumber = 0
+
+    /// `descriptor` stays owned by the caller (it is not closed).
+    public init(descriptor: Int32, chunkSize: Int = 1 << 20) {
+        self.descriptor = descriptor
+        self.chunkSize = max(chunkSize, 16)
+        self.buffer = [UInt8](repeating: 0, count: self.chunkSize)
+    }
+
+    /// The first line, read but not consumed (`forEachLine` still hands it out); nil for empty input.
+    public func peekFirstLine() throws(ReadError) -> [UInt8]? {
+        while true {
+            if let newline = findNewline(from: start) { return Array(buffer[start..<trimmed(newline)]) }
+            if atEnd { return start < end ? Array(buffer[start..<trimmed(end)]) : nil }
+            try fill()
+        }
+    }
+
+    /// Everything not yet handed out, read to the end of input.
+    public func readRest() throws(ReadError) -> [UInt8] {
+        while !atEnd { try fill() }
+        let rest = Array(buffer[start..<end])
+        start = end
+        return rest
+    }
+
+    /// Calls `body` with each non-blank line (without its line ending; valid only during the call)
+    /// and its number.
+    public func forEachLine(_ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void) throws {
+        var searchFrom = start
+        while true {
+            if let newline = findNewline(from: searchFrom) {
+                try deliver(upTo: newline, body)
+                start = newline + 1
+                searchFrom = start
+            } else if atEnd {
+                if start < end { try deliver(upTo: end, body) }
+                start = end
+                return
+            } else {
+                let scanned = end - start
+                try fill()
+                searchFrom = start + scanned
+            }
+        }
+    }
+
+    private func deliver(upTo stop: Int, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        lineNumber += 1
+        let number = lineNumber
+        let last = trimmed(stop)
+        let first = start
+        try buffer.withUnsafeBytes { raw in
+            let line = UnsafeRawBufferPointer(rebasing: raw[first..<last])
+            guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return }
+            try body(line, number)
+        }
+    }
+
+    /// `stop` moved back over a carriage return ending the line.
+    private func trimmed(_ stop: Int) -> Int {
+        stop > start && buffer[stop - 1] == 13 ? stop - 1 : stop
+    }
+
+    private func findNewline(from index: Int) -> Int? {
+        guard index < end else { return nil }
+        return buffer.withUnsafeBytes { raw -> Int? in
+            guard let found = memchr(raw.baseAddress! + index, 10, end - index) else { return nil }
+            return raw.baseAddress!.distance(to: UnsafeRawPointer(found))
+        }
+    }
+
+    /// Reads one more chunk after the unread bytes, moving them to the front first and growing the
+    /// buffer only when one line is longer than it.
+    private func fill() throws(ReadError) {
+        if start > 0 {
+            let count = end - start
+            if count > 0 {
+                buffer.withUnsafeMutableBytes { raw in
+                    _ = memmove(raw.baseAddress!, raw.baseAddress! + start, count)
+                }
+            }
+            start = 0
+            end = count
+        }
+        if buffer.count - end < chunkSize / 2 {
+            buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, chunkSize)))
+        }
+        while true {
+            let room = buffer.count - end
+            let n = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + end, room) }
+            if n > 0 { end += n; return }
+            if n == 0 { atEnd = true; return }
+            if errno == EINTR { continue }
+            throw ReadError(code: errno)
+        }
+    }
+}
