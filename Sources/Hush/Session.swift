@@ -11,6 +11,8 @@ public final class Session {
     public let store: any StateStore
     let interpreter: PolicyInterpreter
     private var clocks: [String: ZoneClock] = [:]
+    /// The clock asked for last: a stream's contexts nearly always name one zone.
+    private var lastClock: (name: String, clock: ZoneClock)?
     private var generatedIDs = 0
     private let runPrefix: String
 
@@ -24,23 +26,28 @@ public final class Session {
     /// The clock of the context's zone, else the policy's, else the machine's.
     public func clock(for context: EvaluationContext) -> ZoneClock {
         guard let name = context.timezone else { return engine.pipeline.defaultClock }
-        if let clock = clocks[name] { return clock }
-        let clock = ZoneClock(identifier: name) ?? engine.pipeline.defaultClock
-        clocks[name] = clock
+        if let lastClock, lastClock.name == name { return lastClock.clock }
+        let clock: ZoneClock
+        if let known = clocks[name] {
+            clock = known
+        } else {
+            clock = ZoneClock(identifier: name) ?? engine.pipeline.defaultClock
+            clocks[name] = clock
+        }
+        lastClock = (name, clock)
         return clock
     }
 
     /// Decides one notification and records what state should remember. Summaries that fell due
     /// before it are delivered first, so their notifications are in their groups.
     @discardableResult
-    public func evaluate(_ envelope: Envelope, context: EvaluationContext = EvaluationContext(),
+    public func evaluate(_ envelope: consuming Envelope, context: EvaluationContext = EvaluationContext(),
                          explain: Bool = false, wallClock: Double? = nil) throws -> Decision {
-        var envelope = envelope
-        let fallbackNow = wallClock ?? Clock.now()
-        envelope.date = envelope.date ?? context.now ?? fallbackNow
+        if envelope.date == nil { envelope.date = context.now ?? wallClock ?? Clock.now() }
         let now = context.now ?? envelope.date!
+        let user = envelope.user
         let clock = clock(for: context)
-        _ = try deliverDueSummaries(user: envelope.user, upTo: now)
+        _ = try deliverDueSummaries(user: user, upTo: now)
         let outcome = engine.pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
                                                clock: clock, explain: explain)
         try store.apply(outcome.changes)

@@ -10,7 +10,7 @@ import HushCore
 /// long run's memory stays flat. Calls, arrivals and interactions are kept in arrival order and,
 /// while that order is also time order (the usual case), read with a binary search. Each group
 /// keeps its members in order and a `GroupDigest` of them, updated as members join.
-public final class InMemoryStateStore: StateStore, GroupDigestReading {
+public final class InMemoryStateStore: StateStore {
     public let retentionDays: Double
     private let retentionSeconds: Double
     private let interactionRetentionSeconds: Double

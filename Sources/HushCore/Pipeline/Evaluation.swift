@@ -27,7 +27,7 @@ struct Evaluation {
     var policy: Policy { pipeline.storage.policy }
     var directory: Directory { pipeline.storage.directory }
 
-    init(pipeline: Pipeline, envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+    init(pipeline: Pipeline, envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
          clock: ZoneClock, explain: Bool) {
         self.pipeline = pipeline
         self.now = now
@@ -36,10 +36,10 @@ struct Evaluation {
         self.clock = clock
         self.explain = explain
         self.settings = pipeline.settings(for: envelope.app)
-        self.subject = RuleSubject(envelope: envelope)
         self.decision = Decision(id: envelope.id, app: envelope.app, user: envelope.user, delivery: .alert,
                                  level: envelope.requestedLevel, requestedLevel: envelope.requestedLevel)
         self.trace = explain ? TraceLog() : nil
+        self.subject = RuleSubject(envelope: envelope)
     }
 
     /// A reason (always) and a trace step (when explaining).
@@ -279,6 +279,7 @@ struct Evaluation {
             note("focus", why + ", but it silences only while the device is locked")
             return
         }
+        let directory = self.directory
         let sender = envelope.communication?.sender.map { directory.resolve($0) }
         let text: String
         if let breakthrough = focusBreakthrough(focus, sender: sender) {
@@ -501,8 +502,7 @@ struct Evaluation {
             // A store that keeps digests gives the group's at once, when this notification is not
             // itself in the group already (replacing one in place).
             let existing = deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: envelope.id)
-            if existing?.groupID != id, let digests = state as? any GroupDigestReading,
-               let digest = digests.groupDigest(user: envelope.user, groupID: id) {
+            if existing?.groupID != id, let digest = state.groupDigest(user: envelope.user, groupID: id) {
                 count = digest.memberCount + 1
                 line = GroupSummary.line(digest, categories: policy.categories)
             } else {

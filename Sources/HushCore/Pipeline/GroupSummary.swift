@@ -86,10 +86,3 @@ public struct GroupDigest: Sendable, Hashable {
         }
     }
 }
-
-/// A store that keeps each group's digest up to date (optional: the pipeline reads the members
-/// of a group from stores that do not).
-public protocol GroupDigestReading: AnyObject {
-    /// The digest of every notification in the user's group, or nil when the store has none to give.
-    func groupDigest(user: String, groupID: String) -> GroupDigest?
-}

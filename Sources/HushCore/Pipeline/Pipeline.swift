@@ -119,7 +119,7 @@ public struct Pipeline: Sendable {
 
     /// Decides one notification. `now` is the evaluation instant (the context's, else the
     /// envelope's date); `envelope.date` must be set.
-    public func evaluate(_ envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+    public func evaluate(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
                          rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
@@ -129,7 +129,7 @@ public struct Pipeline: Sendable {
         return evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
     }
 
-    private func evaluateHere(_ envelope: Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+    private func evaluateHere(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
                               rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool) -> Outcome {
         var run = Evaluation(pipeline: self, envelope: envelope, now: now, context: context, state: state,
                              clock: clock, explain: explain)

@@ -57,11 +57,11 @@ public struct RuleSubject: Sendable {
     public var summary: Bool?
     public var announce: Bool?
 
-    public init(envelope: Envelope) {
-        self.envelope = envelope
+    public init(envelope: consuming Envelope) {
         self.level = envelope.requestedLevel
         self.relevance = envelope.relevance
         self.thread = envelope.threadID
+        self.envelope = envelope
     }
 
     public mutating func apply(_ changes: RuleChanges) {

@@ -11,4 +11,11 @@ public protocol StateReading {
     func recent(user: String, since: Double) -> [StoredNotification]
     /// Donated interactions since an instant.
     func interactions(user: String, since: Double) -> [Interaction]
+    /// The digest of every notification delivered in the user's group, for a store that keeps
+    /// one up to date; nil (the default) makes the pipeline read the members instead.
+    func groupDigest(user: String, groupID: String) -> GroupDigest?
+}
+
+extension StateReading {
+    public func groupDigest(user: String, groupID: String) -> GroupDigest? { nil }
 }
