@@ -48,8 +48,10 @@ public final class LineStream {
     }
 
     /// Calls `body` with each non-blank line (without its line ending; valid only during the call)
-    /// and its number.
-    public func forEachLine(_ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void) throws {
+    /// and its number; `beforeReading` before each read of the input, which may wait for it (a
+    /// pipe, a terminal): the moment to hand on what the lines so far produced.
+    public func forEachLine(_ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
+                            beforeReading: () throws -> Void = {}) throws {
         var searchFrom = start
         while true {
             if let newline = findNewline(from: searchFrom) {
@@ -62,6 +64,7 @@ public final class LineStream {
                 return
             } else {
                 let scanned = end - start
+                try beforeReading()
                 try fill()
                 searchFrom = start + scanned
             }

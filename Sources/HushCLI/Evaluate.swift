@@ -33,17 +33,20 @@ struct Evaluate: ParsableCommand {
         let session = try engine.makeSession(store: store)
         var invalid = 0
         var writer = JSONWriter(capacity: 1024)
+        var output = AcknowledgedOutput(store: store)
         let evaluateOne: (JSONValue, Int) -> Void = { json, number in
             writer.bytes.removeAll(keepingCapacity: true)
+            output.prepare()
             do {
                 let envelope = try Envelope.decode(json, fallbackID: session.nextGeneratedID())
                 let decision = try session.evaluate(envelope, context: context, explain: explain)
                 decision.write(to: &writer)
-                Output.write(writer.bytes)
+                output.add(writer.bytes, number: number)
             } catch {
                 invalid += 1
-                Output.write(errorLine(number, "\(error)"))
+                output.add(errorLine(number, "\(error)"), number: number)
             }
+            if output.isFull { invalid += output.commit(errorLine: errorLine) }
         }
         let evaluateLine: (UnsafeRawBufferPointer, Int) -> Void = { line, number in
             let json: JSONValue
@@ -51,10 +54,15 @@ struct Evaluate: ParsableCommand {
                 json = try JSONParser.parse(line)
             } catch {
                 invalid += 1
-                Output.write(errorLine(number, error.message))
+                output.add(errorLine(number, error.message), number: number)
                 return
             }
             evaluateOne(json, number)
+        }
+        // Before the input may make us wait, what was decided is committed and printed.
+        let beforeWaiting = {
+            invalid += output.commit(errorLine: errorLine)
+            Output.flush()
         }
         // JSON Lines are read a chunk at a time; only a first line cut short (one object spread
         // over several lines) makes the whole input be read first.
@@ -70,13 +78,15 @@ struct Evaluate: ParsableCommand {
                         }
                     }
                 } else {
-                    try lines.forEachLine(evaluateLine)
+                    try lines.forEachLine(evaluateLine, beforeReading: beforeWaiting)
                 }
             } catch let error as LineStream.ReadError {
+                beforeWaiting()
                 Output.error("hush: \(input ?? "stdin"): \(error)")
                 throw ExitCode(2)
             }
         }
+        invalid += output.commit(errorLine: errorLine)
         Output.flush()
         if invalid > 0 { throw ExitCode(1) }
     }

@@ -14,6 +14,12 @@ enum Output {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Bytes that are whole lines already.
+    static func writeRaw(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     static func line(_ text: String) {
         write(Array(text.utf8))
     }

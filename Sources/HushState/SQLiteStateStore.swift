@@ -11,7 +11,8 @@ import HushCore
 /// - Every write is one transaction: `apply` (one evaluation), `takeDueSummaries` (select and
 ///   delete), `deliverDueSummaries` (select, delete and deliver), `addInteractions` (one call),
 ///   `setManualFocus`, `prune`. A committed transaction survives the process being killed (WAL,
-///   `synchronous=NORMAL`).
+///   `synchronous=NORMAL`). Inside a batch (`beginBatch` … `commitBatch`, which `hush eval`
+///   uses for up to 1000 lines) each write is a savepoint of the batch's one transaction instead.
 /// - Reads cannot throw (`StateReading`): a failed read returns nothing and its error is thrown by
 ///   the next write (or `verifyReads()`), so an evaluation that read broken state is never
 ///   recorded as done.
@@ -29,6 +30,8 @@ public final class SQLiteStateStore: StateStore {
     /// Delivered rows already decoded, by seq (see `SQLiteStateStore+RowCache.swift`).
     var rowCache = RowCache()
     private var deferredError: Error?
+    /// A batch transaction is open (`beginBatch`): writes are savepoints inside it.
+    private var batchOpen = false
 
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
@@ -221,6 +224,34 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: - Transactions and errors
 
+    public func beginBatch() throws {
+        guard !batchOpen else { return }
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
+        do {
+            try dbQueue.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
+        } catch {
+            throw Error.failed(path: path, action: "begin a batch of writes", reason: "\(error)")
+        }
+        batchOpen = true
+    }
+
+    public func commitBatch() throws {
+        guard batchOpen else { return }
+        batchOpen = false
+        do {
+            try dbQueue.writeWithoutTransaction { db in try db.commit() }
+        } catch {
+            try? dbQueue.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } }
+            // What the caches learnt from the undone writes is forgotten with them.
+            rowCache = RowCache()
+            retentionBook = [:]
+            throw Error.failed(path: path, action: "commit a batch of writes", reason: "\(error)")
+        }
+    }
+
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a
     /// concurrent writer in another process makes us wait (busy timeout) instead of failing.
     @discardableResult
@@ -232,9 +263,16 @@ public final class SQLiteStateStore: StateStore {
         do {
             return try dbQueue.writeWithoutTransaction { db in
                 var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
+                if batchOpen {
+                    try db.inSavepoint {
+                        result = try body(db)
+                        return .commit
+                    }
+                } else {
+                    try db.inTransaction(.immediate) {
+                        result = try body(db)
+                        return .commit
+                    }
                 }
                 return result!
             }

@@ -159,11 +159,48 @@ final class HardeningTests: XCTestCase {
         XCTAssertTrue(donate.stderr.contains("donated 0 interactions"), donate.stderr)
     }
 
+    /// Fed line by line through a pipe, `hush eval` answers each line before the next arrives:
+    /// batching commits never hold a decision back while the input waits.
+    func testAPipeFedLineByLineGetsEachDecisionAtOnce() throws {
+        let process = Process()
+        process.executableURL = HushBinary.executable
+        process.arguments = ["eval", "--state", state]
+        process.currentDirectoryURL = dir
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = dir.appendingPathComponent("config-none").path
+        process.environment = env
+        let input = Pipe(), out = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // Read on another thread, so a decision held back fails the test instead of hanging it.
+        let received = LockedData()
+        out.fileHandleForReading.readabilityHandler = { handle in received.append(handle.availableData) }
+        defer { out.fileHandleForReading.readabilityHandler = nil }
+        for i in 0..<3 {
+            input.fileHandleForWriting.write(Data((Self.notification(i) + "\n").utf8))
+            let deadline = Date().addingTimeInterval(20)
+            while received.lines < i + 1 && Date() < deadline { usleep(5_000) }
+            XCTAssertEqual(received.lines, i + 1, "decision \(i + 1) came before the next line was sent")
+        }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        // Each one was committed before it was printed.
+        let status = try HushBinary.run(["status", "--json", "--state", state, "--now", "2026-11-24T23:00:00Z"])
+        XCTAssertEqual(status.status, 0, status.stderr)
+    }
+
     // MARK: state: kill -9
 
     func testKillDuringEvalLosesNothingAcknowledged() throws {
         let policy = try write("timezone \"UTC\"\napp \"*\" { grouping = \"off\" }\n", "policy.lua")
-        let count = 50_000
+        // Enough lines that hush is still deciding when the first ones come out (they are
+        // printed a batch at a time, after each batch commits).
+        let count = 200_000
         let input = try write((0..<count).map { Self.notification($0) }.joined(separator: "\n") + "\n", "big.jsonl")
 
         // Each printed decision is acknowledged: it is printed after its transaction committed.
@@ -374,4 +411,12 @@ final class HardeningTests: XCTestCase {
 
 private extension Data {
     func count(of byte: UInt8) -> Int { reduce(0) { $0 + ($1 == byte ? 1 : 0) } }
+}
+
+/// Bytes appended from a reading thread.
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ more: Data) { lock.lock(); data.append(more); lock.unlock() }
+    var lines: Int { lock.lock(); defer { lock.unlock() }; return data.count(of: 10) }
 }

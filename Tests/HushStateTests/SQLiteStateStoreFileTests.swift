@@ -83,6 +83,45 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "ok"))
     }
 
+    /// A batch commits its writes together: another connection sees none before the commit and
+    /// all after; a failing write inside it is undone alone, and the batch goes on.
+    func testABatchCommitsTogetherAndEachWriteStaysAtomic() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        let other = try DatabaseQueue(path: path)
+        func othersCount() throws -> Int { try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") ?? -1 } }
+
+        try store.beginBatch()
+        try store.beginBatch() // already open: nothing happens
+        for i in 0..<10 { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) }
+        XCTAssertThrowsError(try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))]))
+        // The batch's own reads see its writes.
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").count, 10)
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "half"))
+        XCTAssertEqual(try othersCount(), 0, "nothing is visible before the commit")
+        try store.commitBatch()
+        XCTAssertEqual(try othersCount(), 10)
+        try store.commitBatch() // none open: nothing happens
+
+        // Without a batch, every write commits at once again.
+        try store.apply([.deliver(note("after", date: t0 + 100))])
+        XCTAssertEqual(try othersCount(), 11)
+    }
+
+    /// A batch never committed (the process ends, is killed) leaves nothing behind.
+    func testABatchNotCommittedIsLost() throws {
+        let path = directory.path("state.sqlite")
+        do {
+            let store = try SQLiteStateStore(path: path)
+            try store.apply([.deliver(note("kept", date: t0))])
+            try store.beginBatch()
+            try store.apply([.deliver(note("lost", date: t0 + 1))])
+        }
+        let reopened = try SQLiteStateStore(path: path)
+        XCTAssertNotNil(reopened.delivered(user: "u", app: "com.example.chat", id: "kept"))
+        XCTAssertNil(reopened.delivered(user: "u", app: "com.example.chat", id: "lost"))
+    }
+
     func testSchemaVersionIsRecorded() throws {
         let path = directory.path("state.sqlite")
         _ = try SQLiteStateStore(path: path)
