@@ -24,7 +24,8 @@ let package = Package(
         // Lua policies turned into Swift values; rules run through the sandbox.
         .target(name: "HushPolicy", dependencies: ["HushCore", "Lua", "CLua54"], resources: [.copy("Resources")]),
         // What Hush remembers between notifications.
-        .target(name: "HushState", dependencies: ["HushCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "HushState", dependencies: ["HushCore", .product(name: "GRDB", package: "GRDB.swift"),
+                                                 .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // The public facade: prepare a policy once, evaluate many.
         .target(name: "Hush", dependencies: ["HushCore", "HushPolicy", "HushState", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "HushCLI", dependencies: ["Hush", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -30,8 +30,9 @@ extension SQLiteStateStore {
     /// from the cache, or decoded and cached.
     func cachedGroupMembers(_ db: Database, user: String, groupID: String) throws -> [StoredNotification] {
         var keys: [(seq: Int64, rev: Int64)] = []
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectGroupKeys), arguments: [user, groupID])
-        while let row = try rows.next() { keys.append((try row.decode(atIndex: 0), try row.decode(atIndex: 1))) }
+        try forEachRawRow(db, sql: Self.selectGroupKeys, [.text(user), .text(groupID)]) { row in
+            keys.append((try row.required(row.integer(0), 0), try row.required(row.integer(1), 1)))
+        }
 
         var members: [StoredNotification] = []
         members.reserveCapacity(keys.count)
@@ -40,11 +41,14 @@ extension SQLiteStateStore {
                 members.append(cached)
                 continue
             }
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectDeliveredBySeq), arguments: [key.seq])
-            guard let row = try rows.next() else { continue }  // deleted since the scan
-            let n = try StoredNotification(sqlRow: row)
+            var found: (n: StoredNotification, rev: Int64)?
+            try forEachRawRow(db, sql: Self.selectDeliveredBySeq, [.integer(key.seq)]) { row in
+                let column = Int32(StoredNotification.sqlColumnCount)
+                found = (try StoredNotification(rawRow: row), try row.required(row.integer(column), column))
+            }
+            guard let (n, rev) = found else { continue }  // deleted since the scan
             guard n.user == user, n.groupID == groupID else { continue }  // moved since the scan
-            rowCache.insert(n, seq: key.seq, rev: try row.decode(atIndex: StoredNotification.sqlColumnCount))
+            rowCache.insert(n, seq: key.seq, rev: rev)
             members.append(n)
         }
         return members

@@ -51,11 +51,11 @@ public final class SQLiteStateStore: StateStore {
     // MARK: - Reading
 
     public func delivered(user: String, app: String, id: String) -> StoredNotification? {
-        notification(sql: Self.selectDelivered, [user, app, id])
+        notification(sql: Self.selectDelivered, [.text(user), .text(app), .text(id)])
     }
 
     public func queued(user: String, app: String, id: String) -> StoredNotification? {
-        notification(sql: Self.selectQueued, [user, app, id])
+        notification(sql: Self.selectQueued, [.text(user), .text(app), .text(id)])
     }
 
     public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
@@ -65,10 +65,9 @@ public final class SQLiteStateStore: StateStore {
     public func calls(user: String, since: Double) -> [CallRecord] {
         read("read calls", default: []) { db in
             var calls: [CallRecord] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectCalls), arguments: [user, since])
-            while let row = try rows.next() {
-                calls.append(CallRecord(user: user, date: try row.decode(atIndex: 0), app: try row.decode(atIndex: 1),
-                                        caller: try PersonJSON.decodePerson(row.decode(atIndex: 2))))
+            try forEachRawRow(db, sql: Self.selectCalls, [.text(user), .real(since)]) { row in
+                calls.append(CallRecord(user: user, date: try row.required(row.real(0), 0), app: try row.required(row.text(1), 1),
+                                        caller: try PersonJSON.decodePerson(row.required(row.text(2), 2))))
             }
             return calls
         }
@@ -76,14 +75,16 @@ public final class SQLiteStateStore: StateStore {
 
     public func manualFocus(user: String) -> ManualFocus? {
         read("read the manual focus", default: nil) { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectManualFocus), arguments: [user])
-            guard let row = try rows.next() else { return nil }
-            return ManualFocus(name: try row.decode(atIndex: 0), since: try row.decode(atIndex: 1), until: try row.decode(atIndex: 2))
+            var focus: ManualFocus?
+            try forEachRawRow(db, sql: Self.selectManualFocus, [.text(user)]) { row in
+                focus = ManualFocus(name: row.text(0), since: try row.required(row.real(1), 1), until: row.real(2))
+            }
+            return focus
         }
     }
 
     public func recent(user: String, since: Double) -> [StoredNotification] {
-        notifications(sql: Self.selectRecent, [user, since], action: "read recent notifications")
+        notifications(sql: Self.selectRecent, [.text(user), .real(since)], action: "read recent notifications")
     }
 
     public func interactions(user: String, since: Double) -> [Interaction] {
@@ -105,7 +106,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func queuedNotifications(user: String) -> [StoredNotification] {
-        notifications(sql: Self.selectQueue, [user], action: "read the summary queue")
+        notifications(sql: Self.selectQueue, [.text(user)], action: "read the summary queue")
     }
 
     // MARK: - Writing
@@ -122,19 +123,19 @@ public final class SQLiteStateStore: StateStore {
         for change in changes {
             switch change {
             case .deliver(let n):
-                try db.cachedStatement(sql: Self.upsertDelivered).execute(arguments: n.sqlArguments)
+                let arguments = n.rawArguments
+                try executeRaw(db, sql: Self.upsertDelivered, arguments)
                 // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil {
-                    try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
-                }
+                if n.summaryAt == nil { try executeRaw(db, sql: Self.insertArrival, arguments) }
             case .enqueue(let n):
-                try db.cachedStatement(sql: Self.upsertQueued).execute(arguments: n.sqlArguments)
-                try db.cachedStatement(sql: Self.insertArrival).execute(arguments: n.sqlArguments)
+                let arguments = n.rawArguments
+                try executeRaw(db, sql: Self.upsertQueued, arguments)
+                try executeRaw(db, sql: Self.insertArrival, arguments)
             case .dequeue(let user, let app, let id):
-                try db.cachedStatement(sql: Self.deleteQueued).execute(arguments: [user, app, id])
+                try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
             case .recordCall(let call):
-                try db.cachedStatement(sql: Self.insertCall)
-                    .execute(arguments: [call.user, call.date, call.app, PersonJSON.encode(call.caller)])
+                try executeRaw(db, sql: Self.insertCall,
+                               [.text(call.user), .real(call.date), .text(call.app), .text(PersonJSON.encode(call.caller))])
             }
         }
         return try pruneAutomatically(db, after: changes)
@@ -144,7 +145,7 @@ public final class SQLiteStateStore: StateStore {
         // Called before every evaluation: only take the write lock when something is due. (A
         // summary another process queues meanwhile is simply taken next time.)
         let anyDue = read("take the due summaries", default: true) { db in
-            try Bool.fetchOne(db.cachedStatement(sql: Self.selectAnyDue), arguments: [user, t]) ?? true
+            try self.anyDue(db, user: user, upTo: t)
         }
         guard anyDue else { return [] }
         return try write("take the due summaries") { db in try takeDue(user: user, upTo: t, in: db) }
@@ -156,7 +157,7 @@ public final class SQLiteStateStore: StateStore {
     public func deliverDueSummaries(user: String, upTo t: Double,
                                     recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
         let anyDue = read("take the due summaries", default: true) { db in
-            try Bool.fetchOne(db.cachedStatement(sql: Self.selectAnyDue), arguments: [user, t]) ?? true
+            try self.anyDue(db, user: user, upTo: t)
         }
         guard anyDue else { return [] }
         let (batches, book) = try write("deliver the due summaries") { db in
@@ -167,6 +168,12 @@ public final class SQLiteStateStore: StateStore {
         }
         retentionBook.merge(book) { $1 }
         return batches
+    }
+
+    private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
+        var any = true
+        try forEachRawRow(db, sql: Self.selectAnyDue, [.text(user), .real(t)]) { row in any = row.integer(0) != 0 }
+        return any
     }
 
     /// Selects and deletes the due summaries inside the caller's transaction.
@@ -302,18 +309,20 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    private func notification(sql: String, _ arguments: StatementArguments) -> StoredNotification? {
+    private func notification(sql: String, _ arguments: [RawArgument]) -> StoredNotification? {
         read("read a notification", default: nil) { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            return try rows.next().map { try StoredNotification(sqlRow: $0) }
+            var found: StoredNotification?
+            try forEachRawRow(db, sql: sql, arguments) { row in
+                if found == nil { found = try StoredNotification(rawRow: row) }
+            }
+            return found
         }
     }
 
-    private func notifications(sql: String, _ arguments: StatementArguments, action: String) -> [StoredNotification] {
+    private func notifications(sql: String, _ arguments: [RawArgument], action: String) -> [StoredNotification] {
         read(action, default: []) { db in
             var result: [StoredNotification] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            while let row = try rows.next() { result.append(try StoredNotification(sqlRow: row)) }
+            try forEachRawRow(db, sql: sql, arguments) { row in result.append(try StoredNotification(rawRow: row)) }
             return result
         }
     }
