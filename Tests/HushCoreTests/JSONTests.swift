@@ -647,6 +647,47 @@ final class JSONTests: XCTestCase {
     }
   }
 
+  /// `JSONWriter.byteCount(of:)` is what the envelope decoder checks the
+  /// APNs size limit with; it must agree with what the writer writes.
+  func testByteCountMatchesWriter() {
+    func check(_ value: JSONValue, _ label: String, line: UInt = #line) {
+      var w = JSONWriter()
+      w.write(value)
+      XCTAssertEqual(JSONWriter.byteCount(of: value), w.bytes.count, "\(label): \(w.string)", line: line)
+    }
+    let numbers: [Double] = [
+      0, -0.0, 1, -1, 9, 10, -10, 99, 100, 0.1, -0.1, 0.5, 1.5e-7, 1e-7, 1e21, 1e22, 1e300, -1e300,
+      123_456_789_012, -123_456_789_012, 9_007_199_254_740_992, -9_007_199_254_740_992, 9_007_199_254_740_994,
+      9_223_372_036_854_775_807, -9_223_372_036_854_775_808, 1.7976931348623157e308, .leastNonzeroMagnitude,
+      .nan, .infinity, -.infinity, 1.2345678901234568e17, 4.35, 1234.5678,
+    ]
+    for d in numbers { check(.number(d), "\(d)") }
+    let strings = [
+      "", "a", "abcdefg", "abcdefgh", "abcdefghi", "\"", "\\", "/", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}",
+      "\u{1}", "\u{1F}", "\u{7F}", "é", "e\u{301}", "中文", "😀", "\u{2028}\u{2029}", "\u{10FFFF}",
+      "0123456789abcdef\"0123456789abcdef\\x", "tab\there and \u{1} there, quote \" and \u{1F}\u{1F}",
+      String(repeating: "\u{1}", count: 17), String(repeating: "a\"", count: 13), String(repeating: "é", count: 9),
+      "\u{212A}", "ends with a control\u{2}", "\u{3}starts with one",
+    ]
+    for s in strings {
+      check(.string(s), s.debugDescription)
+      check(.object(JSONObject([(s, .string(s))])), "key " + s.debugDescription)
+    }
+    check(.array([]), "[]")
+    check(.object(JSONObject()), "{}")
+    check(.array([.null, .bool(true), .bool(false)]), "literals")
+    check(.array(numbers.map { .number($0) } + strings.map { .string($0) }), "everything")
+    for i in [0, 1, -1, 9, 10, -9, -10, 99, 100, 12345, Int.max, Int.min] {
+      var w = JSONWriter()
+      w.writeInt(i)
+      XCTAssertEqual(JSONWriter.byteCount(ofInt: i), w.bytes.count, "\(i)")
+    }
+    var rng = SplitMix64(seed: 4096)
+    for iteration in 0..<3000 {
+      check(randomValue(&rng, depth: 0), "iteration \(iteration)")
+    }
+  }
+
   func testRoundTripProperty() throws {
     var rng = SplitMix64(seed: 2024)
     for iteration in 0..<2000 {

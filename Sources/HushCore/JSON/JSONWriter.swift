@@ -186,6 +186,107 @@ public struct JSONWriter: Sendable {
   }
 }
 
+// MARK: - Measuring without writing
+
+extension JSONWriter {
+  /// The number of bytes `write(value)` would append, computed without
+  /// writing or allocating (apart from non-integral numbers, which are
+  /// measured through their `description`, exactly as `writeNumber` writes
+  /// them).
+  public static func byteCount(of value: JSONValue) -> Int {
+    switch value {
+    case .null:
+      return 4
+    case .bool(let b):
+      return b ? 4 : 5
+    case .number(let d):
+      return byteCount(ofNumber: d)
+    case .string(let s):
+      return byteCount(ofString: s)
+    case .array(let a):
+      // [ ] and a comma between elements.
+      return a.withUnsafeBufferPointer { elements -> Int in
+        var n = Swift.max(elements.count, 1) &+ 1
+        for i in elements.indices { n &+= byteCount(of: elements[i]) }
+        return n
+      }
+    case .object(let o):
+      // { } plus, per member, a colon and (between members) a comma.
+      return o._pairs.withUnsafeBufferPointer { pairs -> Int in
+        var n = pairs.isEmpty ? 2 : 2 &* pairs.count &+ 1
+        for i in pairs.indices {
+          n &+= byteCount(ofString: pairs[i].key)
+          n &+= byteCount(of: pairs[i].value)
+        }
+        return n
+      }
+    }
+  }
+
+  /// The number of bytes `writeString(s)` would append (quotes included).
+  public static func byteCount(ofString s: String) -> Int {
+    let count = s.utf8.count
+    if let extra = s.utf8.withContiguousStorageIfAvailable({ escapeOverhead($0) }) {
+      return count &+ 2 &+ extra
+    }
+    var s = s
+    return count &+ 2 &+ s.withUTF8 { escapeOverhead($0) }
+  }
+
+  /// The number of bytes `writeNumber(d)` would append.
+  public static func byteCount(ofNumber d: Double) -> Int {
+    guard d.isFinite else { return 4 }
+    if d.magnitude <= 9_007_199_254_740_992 {
+      let i = Int(d)
+      if Double(i) == d { return byteCount(ofInt: i) }
+    }
+    return d.description.utf8.count
+  }
+
+  /// The number of bytes `writeInt(i)` would append.
+  public static func byteCount(ofInt i: Int) -> Int {
+    var n = i < 0 ? 2 : 1
+    var v = i.magnitude
+    while v >= 10 {
+      v /= 10
+      n &+= 1
+    }
+    return n
+  }
+
+  /// How many bytes escaping adds to `u`: 1 for `"` `\` and the control
+  /// characters with a short escape, 5 for the other control characters.
+  @inline(__always)
+  private static func escapeOverhead(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = u.baseAddress else { return 0 }
+    let n = u.count
+    var extra = 0
+    var i = 0
+    while true {
+      while i &+ 8 <= n {
+        let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        let m = JSONWriter.escapeMask(w)
+        if m != 0 {
+          i &+= m.trailingZeroBitCount &>> 3
+          break
+        }
+        i &+= 8
+      }
+      while i < n {
+        let c = base[i]
+        if c < 0x20 || c == 0x22 || c == 0x5C { break }
+        i &+= 1
+      }
+      if i >= n { return extra }
+      switch base[i] {
+      case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: extra &+= 1
+      default: extra &+= 5
+      }
+      i &+= 1
+    }
+  }
+}
+
 extension JSONValue {
   /// Compact JSON text; object keys in `JSONObject` order.
   public func jsonString() -> String {
