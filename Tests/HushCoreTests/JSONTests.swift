@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 import HushCore
 
@@ -645,6 +646,63 @@ final class JSONTests: XCTestCase {
       }
       return .object(JSONObject(pairs))
     }
+  }
+
+  /// The parser reuses the Strings of keys it saw in earlier documents (a
+  /// small cache keyed by a fingerprint of the bytes); whatever the cache
+  /// holds, every key must come out exactly as written. The long keys that
+  /// differ only in the middle share a fingerprint.
+  func testKeysRepeatedAcrossDocumentsComeOutAsWritten() {
+    let keys = [
+      "", "a", "b", "id", "app", "abcdefg", "abcdefgh", "abcdefgi", "abcdefghi", "payload", "aaaaaaaa_X_bbbbbbbb",
+      "aaaaaaaa_Y_bbbbbbbb", "aaaaaaaaXbbbbbbbb", "aaaaaaaaYbbbbbbbb", String(repeating: "k", count: 31),
+      String(repeating: "k", count: 32), String(repeating: "k", count: 33), "k" + String(repeating: "q", count: 30) + "k",
+      "é", "tab\there", "q\"uote", "\u{1F600}", "x\\y", "ctl\u{1}", "ctl\u{2}", "\u{7F}",
+    ]
+    @Sendable func document(_ chosen: [String]) -> [UInt8] {
+      var w = JSONWriter()
+      w.raw("{")
+      for (i, key) in chosen.enumerated() {
+        if i > 0 { w.raw(", ") }
+        w.writeString(key)
+        w.raw(":")
+        // Nested objects too, so keys also repeat within a document.
+        if i % 3 == 0 {
+          w.raw("{")
+          w.writeString(chosen[(i + 1) % chosen.count])
+          w.raw(":true}")
+        } else {
+          w.writeInt(i)
+        }
+      }
+      w.raw("}")
+      return w.bytes
+    }
+    @Sendable func check(_ chosen: [String]) -> Bool {
+      guard case .object(let o)? = try? JSONParser.parse(document(chosen)) else { return false }
+      guard o.keys.map({ Array($0.utf8) }) == chosen.map({ Array($0.utf8) }) else { return false }
+      for (i, key) in chosen.enumerated() where i % 3 == 0 {
+        guard case .object(let inner)? = o[key], inner.keys.map({ Array($0.utf8) }) == [Array(chosen[(i + 1) % chosen.count].utf8)]
+        else { return false }
+      }
+      return true
+    }
+    var rng = SplitMix64(seed: 99)
+    var rounds: [[String]] = []
+    for _ in 0..<500 {
+      rounds.append(Array(keys.shuffled(using: &rng).prefix(Int.random(in: 1...keys.count, using: &rng))))
+    }
+    for (i, chosen) in rounds.enumerated() {
+      XCTAssertTrue(check(chosen), "round \(i): \(chosen)")
+    }
+    let allRounds = rounds
+    // From several threads at once (one of them holds the cache, the others parse without it).
+    let failures = Atomic(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { t in
+      for chosen in allRounds where !check(chosen) { failures.add(1, ordering: .relaxed) }
+      _ = t
+    }
+    XCTAssertEqual(failures.load(ordering: .relaxed), 0)
   }
 
   /// `JSONWriter.byteCount(of:)` is what the envelope decoder checks the
