@@ -74,19 +74,20 @@ extension Envelope {
             user = s
         }
 
-        var envelope = Envelope(
-            app: app, id: id, idIsGenerated: idIsGenerated, date: date, user: user, headers: headers, payload: payload,
-            pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
-            summaryArgumentCount: 1, contentAvailable: false, mutableContent: false, attachments: [])
-        if let aps = payload[plainKey: "aps"] {
-            guard case .object(let apsObject) = aps else {
-                throw InputError(field: "payload.aps", "must be an object, got \(aps.typeName)")
+        // Everything is decoded into locals and the envelope is made once at the end: building it
+        // first and filling it in cost a copy of the whole envelope on return.
+        var aps = DecodedAPS()
+        if let apsValue = payload[plainKey: "aps"] {
+            guard case .object(let apsObject) = apsValue else {
+                throw InputError(field: "payload.aps", "must be an object, got \(apsValue.typeName)")
             }
-            try envelope.decodeAPS(apsObject)
+            try aps.decode(apsObject)
         }
+        var communication: Communication?
         if let value = root[plainKey: "communication"] {
-            envelope.communication = try decodeCommunication(value)
+            communication = try decodeCommunication(value)
         }
+        var attachments: [String] = []
         if let value = root[plainKey: "attachments"] {
             guard case .array(let items) = value else {
                 throw InputError(field: "attachments", "must be an array, got \(value.typeName)")
@@ -99,82 +100,108 @@ extension Envelope {
                 guard case .string(let s) = type, ["image", "audio", "video", "file"].contains(s) else {
                     throw InputError(field: "attachments[\(i)].type", "must be image, audio, video or file, got \(type.quotedForError)")
                 }
-                envelope.attachments.append(s)
+                attachments.append(s)
             }
         }
-        return envelope
+        return Envelope(
+            app: app, id: id, idIsGenerated: idIsGenerated, date: date, user: user, headers: headers, payload: payload,
+            pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
+            title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
+            summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,
+            category: aps.category, contentAvailable: aps.contentAvailable, mutableContent: aps.mutableContent,
+            targetContentID: aps.targetContentID, interruptionLevel: aps.interruptionLevel, relevance: aps.relevance,
+            filterCriteria: aps.filterCriteria, communication: communication, attachments: attachments)
     }
 
-    private mutating func decodeAPS(_ aps: JSONObject) throws(InputError) {
-        if let alert = aps[plainKey: "alert"] {
-            switch alert {
-            case .string(let s): body = s
-            case .object(let object):
-                title = try Envelope.optionalString(object[plainKey: "title"], field: "payload.aps.alert.title")
-                subtitle = try Envelope.optionalString(object[plainKey: "subtitle"], field: "payload.aps.alert.subtitle")
-                body = try Envelope.optionalString(object[plainKey: "body"], field: "payload.aps.alert.body")
-                summaryArgument = try Envelope.optionalString(object[plainKey: "summary-arg"], field: "payload.aps.alert.summary-arg")
-                if let value = object[plainKey: "summary-arg-count"] {
-                    guard let count = value.intValue, count > 0 else {
-                        throw InputError(field: "payload.aps.alert.summary-arg-count",
-                                         "must be a positive integer, got \(value.quotedForError)")
+    /// The envelope fields that come from `payload.aps`.
+    private struct DecodedAPS {
+        var title: String?
+        var subtitle: String?
+        var body: String?
+        var summaryArgument: String?
+        var summaryArgumentCount = 1
+        var badge: Int?
+        var sound: Sound?
+        var threadID: String?
+        var category: String?
+        var contentAvailable = false
+        var mutableContent = false
+        var targetContentID: String?
+        var interruptionLevel: InterruptionLevel?
+        var relevance: Double?
+        var filterCriteria: String?
+
+        mutating func decode(_ aps: JSONObject) throws(InputError) {
+            if let alert = aps[plainKey: "alert"] {
+                switch alert {
+                case .string(let s): body = s
+                case .object(let object):
+                    title = try Envelope.optionalString(object[plainKey: "title"], field: "payload.aps.alert.title")
+                    subtitle = try Envelope.optionalString(object[plainKey: "subtitle"], field: "payload.aps.alert.subtitle")
+                    body = try Envelope.optionalString(object[plainKey: "body"], field: "payload.aps.alert.body")
+                    summaryArgument = try Envelope.optionalString(object[plainKey: "summary-arg"], field: "payload.aps.alert.summary-arg")
+                    if let value = object[plainKey: "summary-arg-count"] {
+                        guard let count = value.intValue, count > 0 else {
+                            throw InputError(field: "payload.aps.alert.summary-arg-count",
+                                             "must be a positive integer, got \(value.quotedForError)")
+                        }
+                        summaryArgumentCount = count
                     }
-                    summaryArgumentCount = count
+                case .null: break
+                default:
+                    throw InputError(field: "payload.aps.alert", "must be a string or an object, got \(alert.typeName)")
                 }
-            case .null: break
-            default:
-                throw InputError(field: "payload.aps.alert", "must be a string or an object, got \(alert.typeName)")
             }
-        }
-        if let value = aps[plainKey: "badge"] {
-            guard let b = value.intValue, b >= 0 else {
-                throw InputError(field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
+            if let value = aps[plainKey: "badge"] {
+                guard let b = value.intValue, b >= 0 else {
+                    throw InputError(field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
+                }
+                badge = b
             }
-            badge = b
-        }
-        if let value = aps[plainKey: "sound"] {
-            switch value {
-            case .string(let name): sound = Sound(name: name, critical: false, volume: nil)
-            case .object(let object):
-                var critical = false
-                if let c = object[plainKey: "critical"] {
-                    guard let flag = c.intValue ?? c.boolValue.map({ $0 ? 1 : 0 }), flag == 0 || flag == 1 else {
-                        throw InputError(field: "payload.aps.sound.critical", "must be 0 or 1, got \(c.quotedForError)")
+            if let value = aps[plainKey: "sound"] {
+                switch value {
+                case .string(let name): sound = Sound(name: name, critical: false, volume: nil)
+                case .object(let object):
+                    var critical = false
+                    if let c = object[plainKey: "critical"] {
+                        guard let flag = c.intValue ?? c.boolValue.map({ $0 ? 1 : 0 }), flag == 0 || flag == 1 else {
+                            throw InputError(field: "payload.aps.sound.critical", "must be 0 or 1, got \(c.quotedForError)")
+                        }
+                        critical = flag == 1
                     }
-                    critical = flag == 1
-                }
-                let name = try Envelope.optionalString(object[plainKey: "name"], field: "payload.aps.sound.name")
-                var volume: Double?
-                if let v = object[plainKey: "volume"] {
-                    guard let d = v.doubleValue, d >= 0, d <= 1 else {
-                        throw InputError(field: "payload.aps.sound.volume", "must be a number from 0.0 to 1.0, got \(v.quotedForError)")
+                    let name = try Envelope.optionalString(object[plainKey: "name"], field: "payload.aps.sound.name")
+                    var volume: Double?
+                    if let v = object[plainKey: "volume"] {
+                        guard let d = v.doubleValue, d >= 0, d <= 1 else {
+                            throw InputError(field: "payload.aps.sound.volume", "must be a number from 0.0 to 1.0, got \(v.quotedForError)")
+                        }
+                        volume = d
                     }
-                    volume = d
+                    sound = Sound(name: name, critical: critical, volume: volume)
+                default:
+                    throw InputError(field: "payload.aps.sound", "must be a string or an object, got \(value.typeName)")
                 }
-                sound = Sound(name: name, critical: critical, volume: volume)
-            default:
-                throw InputError(field: "payload.aps.sound", "must be a string or an object, got \(value.typeName)")
             }
-        }
-        threadID = try Envelope.optionalString(aps[plainKey: "thread-id"], field: "payload.aps.thread-id")
-        category = try Envelope.optionalString(aps[plainKey: "category"], field: "payload.aps.category")
-        contentAvailable = try Envelope.flag(aps[plainKey: "content-available"], field: "payload.aps.content-available")
-        mutableContent = try Envelope.flag(aps[plainKey: "mutable-content"], field: "payload.aps.mutable-content")
-        targetContentID = try Envelope.optionalString(aps[plainKey: "target-content-id"], field: "payload.aps.target-content-id")
-        if let value = aps[plainKey: "interruption-level"] {
-            guard case .string(let s) = value, let level = InterruptionLevel(rawValue: s) else {
-                throw InputError(field: "payload.aps.interruption-level",
-                                 "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)")
+            threadID = try Envelope.optionalString(aps[plainKey: "thread-id"], field: "payload.aps.thread-id")
+            category = try Envelope.optionalString(aps[plainKey: "category"], field: "payload.aps.category")
+            contentAvailable = try Envelope.flag(aps[plainKey: "content-available"], field: "payload.aps.content-available")
+            mutableContent = try Envelope.flag(aps[plainKey: "mutable-content"], field: "payload.aps.mutable-content")
+            targetContentID = try Envelope.optionalString(aps[plainKey: "target-content-id"], field: "payload.aps.target-content-id")
+            if let value = aps[plainKey: "interruption-level"] {
+                guard case .string(let s) = value, let level = InterruptionLevel(rawValue: s) else {
+                    throw InputError(field: "payload.aps.interruption-level",
+                                     "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)")
+                }
+                interruptionLevel = level
             }
-            interruptionLevel = level
-        }
-        if let value = aps[plainKey: "relevance-score"] {
-            guard let d = value.doubleValue, d >= 0, d <= 1 else {
-                throw InputError(field: "payload.aps.relevance-score", "must be a number from 0 to 1, got \(value.quotedForError)")
+            if let value = aps[plainKey: "relevance-score"] {
+                guard let d = value.doubleValue, d >= 0, d <= 1 else {
+                    throw InputError(field: "payload.aps.relevance-score", "must be a number from 0 to 1, got \(value.quotedForError)")
+                }
+                relevance = d
             }
-            relevance = d
+            filterCriteria = try Envelope.optionalString(aps[plainKey: "filter-criteria"], field: "payload.aps.filter-criteria")
         }
-        filterCriteria = try Envelope.optionalString(aps[plainKey: "filter-criteria"], field: "payload.aps.filter-criteria")
     }
 
     private static func decodeCommunication(_ value: JSONValue) throws(InputError) -> Communication {
