@@ -648,11 +648,11 @@ final class JSONTests: XCTestCase {
     }
   }
 
-  /// The parser reuses the Strings of keys it saw in earlier documents (a
-  /// small cache keyed by a fingerprint of the bytes); whatever the cache
-  /// holds, every key must come out exactly as written. The long keys that
+  /// The parser reuses the Strings of keys and short values it saw in earlier
+  /// documents (a small cache keyed by a fingerprint of the bytes); whatever
+  /// the cache holds, every string must come out exactly as written. The long keys that
   /// differ only in the middle share a fingerprint.
-  func testKeysRepeatedAcrossDocumentsComeOutAsWritten() {
+  func testStringsRepeatedAcrossDocumentsComeOutAsWritten() {
     let keys = [
       "", "a", "b", "id", "app", "abcdefg", "abcdefgh", "abcdefgi", "abcdefghi", "payload", "aaaaaaaa_X_bbbbbbbb",
       "aaaaaaaa_Y_bbbbbbbb", "aaaaaaaaXbbbbbbbb", "aaaaaaaaYbbbbbbbb", String(repeating: "k", count: 31),
@@ -671,6 +671,9 @@ final class JSONTests: XCTestCase {
           w.raw("{")
           w.writeString(chosen[(i + 1) % chosen.count])
           w.raw(":true}")
+        } else if i % 3 == 1 {
+          // String values are reused the same way.
+          w.writeString(chosen[(i + 2) % chosen.count])
         } else {
           w.writeInt(i)
         }
@@ -684,6 +687,9 @@ final class JSONTests: XCTestCase {
       for (i, key) in chosen.enumerated() where i % 3 == 0 {
         guard case .object(let inner)? = o[key], inner.keys.map({ Array($0.utf8) }) == [Array(chosen[(i + 1) % chosen.count].utf8)]
         else { return false }
+      }
+      for (i, key) in chosen.enumerated() where i % 3 == 1 {
+        guard case .string(let s)? = o[key], Array(s.utf8) == Array(chosen[(i + 2) % chosen.count].utf8) else { return false }
       }
       return true
     }

@@ -255,7 +255,16 @@ internal struct _JSONScanner: ~Copyable {
       let c = p[pos]
       switch c {
       case 0x22:  // "
-        value = .string(try parseString())
+        if let keyCache, let close = input.scanPlainKey(from: pos &+ 1) {
+          // A short ASCII string without escapes: p[pos + 1 ..< close] are its bytes.
+          let start = pos &+ 1
+          let n = close &- start
+          let fp = Self.fingerprint(p + start, n, readable: end &- start)
+          value = .string(keyCache.string(p + start, n, fingerprint: fp, isKey: false))
+          pos = close &+ 1
+        } else {
+          value = .string(try parseString())
+        }
       case 0x7B, 0x5B:  // { [
         if depth >= maxDepth { throw input.errorTooDeep(at: pos, maxDepth: maxDepth) }
         pos &+= 1
@@ -362,7 +371,7 @@ internal struct _JSONScanner: ~Copyable {
       let start = pos &+ 1
       let n = close &- start
       fp = Self.fingerprint(p + start, n, readable: end &- start)
-      key = keyCache.string(p + start, n, fingerprint: fp)
+      key = keyCache.string(p + start, n, fingerprint: fp, isKey: true)
       pos = close &+ 1
     } else {
       key = try parseString()
@@ -878,19 +887,21 @@ internal struct _JSONInput {
 
 // MARK: - Key cache
 
-/// Object keys recently made by the parser, so that the same key in the next
-/// document is a table lookup instead of a new String (JSON Lines input
-/// repeats the same few dozen keys on every line).
+/// Object keys and short string values recently made by the parser, so that
+/// the same string in the next document is a table lookup instead of a new
+/// String (JSON Lines input repeats the same few dozen keys, and many values,
+/// such as app ids and handles, on every line).
 ///
-/// A direct-mapped table of ASCII keys of 1...`maxCount` bytes, indexed by
-/// the scanner's key fingerprint. An entry matches when its length and
+/// Two tables (keys; values), each two-way set associative, of ASCII
+/// strings of 0...`maxCount` bytes, indexed by the scanner's fingerprint. An entry matches when its length and
 /// fingerprint are equal and (for keys of 8 bytes or more, whose fingerprint
 /// is not exact) its bytes are equal too. There is one cache for the process:
 /// a parse takes it and puts it back, and a parse that finds it taken (another
 /// thread is parsing) does without.
 @usableFromInline
 internal struct _JSONKeyCache {
-  static let slots = 512
+  /// Slots 0..<512 hold keys, 512..<1536 values.
+  static let slots = 1536
   static let maxCount = 32
 
   struct Entry {
@@ -933,12 +944,16 @@ internal struct _JSONKeyCache {
     if let cache { shared.store(Int(bitPattern: cache.entries), ordering: .releasing) }
   }
 
-  /// The key whose `n` bytes (ASCII, 0...maxCount of them) are at `s`.
+  /// The string whose `n` bytes (ASCII, 0...maxCount of them) are at `s`.
   @inline(__always)
-  func string(_ s: UnsafePointer<UInt8>, _ n: Int, fingerprint fp: UInt64) -> String {
-    // Two-way set associative: a key may sit in either slot of its pair, so
-    // two frequent keys that hash alike do not keep evicting each other.
-    let first = Int(truncatingIfNeeded: (fp &* 0x9E37_79B9_7F4A_7C15) &>> 55) & ~1  // 9 bits, even
+  func string(_ s: UnsafePointer<UInt8>, _ n: Int, fingerprint fp: UInt64, isKey: Bool) -> String {
+    // Two-way set associative: a string may sit in either slot of its pair, so
+    // two frequent ones that hash alike do not keep evicting each other.
+    let h = fp &* 0x9E37_79B9_7F4A_7C15
+    let first =
+      isKey
+      ? Int(truncatingIfNeeded: h &>> 55) & ~1  // 0..<512, even
+      : 512 &+ Int(truncatingIfNeeded: h &>> 54) & ~1  // 512..<1536, even
     if let hit = lookup(first, s, n, fp) { return hit }
     if let hit = lookup(first | 1, s, n, fp) { return hit }
     // Miss: fill the first slot if it is free, else the second.
