@@ -132,7 +132,50 @@ extension Envelope {
         var filterCriteria: String?
 
         mutating func decode(_ aps: JSONObject) throws(InputError) {
-            if let alert = aps[plainKey: "alert"] {
+            // One pass over the members instead of a lookup per field; the checks below then run in
+            // their usual order. Keys of another UTF-8 length are skipped without a comparison, as in
+            // `JSONObject.subscript(plainKey:)`, which explains why that finds the same members.
+            var alertMember, badgeMember, soundMember, threadIDMember, categoryMember, contentAvailableMember,
+                mutableContentMember, targetContentIDMember, interruptionLevelMember, relevanceMember,
+                filterCriteriaMember: JSONValue?
+            aps._pairs.withUnsafeBufferPointer { members in
+                for i in members.indices {
+                    let key = members[i].key
+                    switch key.utf8.count {
+                    case 5:
+                        if key == "alert" {
+                            alertMember = members[i].value
+                        } else if key == "sound" {
+                            soundMember = members[i].value
+                        } else if key == "badge" {
+                            badgeMember = members[i].value
+                        }
+                    case 8:
+                        if key == "category" { categoryMember = members[i].value }
+                    case 9:
+                        if key == "thread-id" { threadIDMember = members[i].value }
+                    case 15:
+                        if key == "mutable-content" {
+                            mutableContentMember = members[i].value
+                        } else if key == "relevance-score" {
+                            relevanceMember = members[i].value
+                        } else if key == "filter-criteria" {
+                            filterCriteriaMember = members[i].value
+                        }
+                    case 17:
+                        if key == "content-available" {
+                            contentAvailableMember = members[i].value
+                        } else if key == "target-content-id" {
+                            targetContentIDMember = members[i].value
+                        }
+                    case 18:
+                        if key == "interruption-level" { interruptionLevelMember = members[i].value }
+                    default:
+                        break
+                    }
+                }
+            }
+            if let alert = alertMember {
                 switch alert {
                 case .string(let s): body = s
                 case .object(let object):
@@ -152,13 +195,13 @@ extension Envelope {
                     throw InputError(field: "payload.aps.alert", "must be a string or an object, got \(alert.typeName)")
                 }
             }
-            if let value = aps[plainKey: "badge"] {
+            if let value = badgeMember {
                 guard let b = value.intValue, b >= 0 else {
                     throw InputError(field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
                 }
                 badge = b
             }
-            if let value = aps[plainKey: "sound"] {
+            if let value = soundMember {
                 switch value {
                 case .string(let name): sound = Sound(name: name, critical: false, volume: nil)
                 case .object(let object):
@@ -182,25 +225,25 @@ extension Envelope {
                     throw InputError(field: "payload.aps.sound", "must be a string or an object, got \(value.typeName)")
                 }
             }
-            threadID = try Envelope.optionalString(aps[plainKey: "thread-id"], field: "payload.aps.thread-id")
-            category = try Envelope.optionalString(aps[plainKey: "category"], field: "payload.aps.category")
-            contentAvailable = try Envelope.flag(aps[plainKey: "content-available"], field: "payload.aps.content-available")
-            mutableContent = try Envelope.flag(aps[plainKey: "mutable-content"], field: "payload.aps.mutable-content")
-            targetContentID = try Envelope.optionalString(aps[plainKey: "target-content-id"], field: "payload.aps.target-content-id")
-            if let value = aps[plainKey: "interruption-level"] {
+            threadID = try Envelope.optionalString(threadIDMember, field: "payload.aps.thread-id")
+            category = try Envelope.optionalString(categoryMember, field: "payload.aps.category")
+            contentAvailable = try Envelope.flag(contentAvailableMember, field: "payload.aps.content-available")
+            mutableContent = try Envelope.flag(mutableContentMember, field: "payload.aps.mutable-content")
+            targetContentID = try Envelope.optionalString(targetContentIDMember, field: "payload.aps.target-content-id")
+            if let value = interruptionLevelMember {
                 guard case .string(let s) = value, let level = InterruptionLevel(rawValue: s) else {
                     throw InputError(field: "payload.aps.interruption-level",
                                      "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)")
                 }
                 interruptionLevel = level
             }
-            if let value = aps[plainKey: "relevance-score"] {
+            if let value = relevanceMember {
                 guard let d = value.doubleValue, d >= 0, d <= 1 else {
                     throw InputError(field: "payload.aps.relevance-score", "must be a number from 0 to 1, got \(value.quotedForError)")
                 }
                 relevance = d
             }
-            filterCriteria = try Envelope.optionalString(aps[plainKey: "filter-criteria"], field: "payload.aps.filter-criteria")
+            filterCriteria = try Envelope.optionalString(filterCriteriaMember, field: "payload.aps.filter-criteria")
         }
     }
 

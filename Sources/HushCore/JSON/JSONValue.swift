@@ -221,7 +221,7 @@ public struct JSONObject: Sendable {
   /// string equal to such a key has exactly the key's bytes, and in
   /// particular its UTF-8 length. (JSONTests checks this against the
   /// standard library's tables.)
-  @inlinable
+  @inlinable @inline(__always)
   internal subscript(plainKey key: String) -> JSONValue? {
     assert(JSONObject._isPlainKey(key), "not a plain key: \(key)")
     if let index = _index {
