@@ -99,6 +99,31 @@ final class EnvelopeDecodingTests: XCTestCase {
         XCTAssertNil(none.body); XCTAssertNil(none.sound); XCTAssertNil(none.threadID); XCTAssertFalse(none.hasVisibleContent)
     }
 
+    /// The top-level members are gathered in one pass too.
+    func testEveryTopLevelFieldIsFoundAmongOtherKeys() throws {
+        let fields: [(String, String)] = [
+            ("app", "\"com.example.a\""), ("payload", "{\"aps\":{\"alert\":\"hi\"}}"), ("headers", "{\"apns-priority\":5}"),
+            ("id", "\"n-1\""), ("date", "\"2026-11-23T10:00:00Z\""), ("user", "\"u1\""),
+            ("communication", "{\"sender\":\"bob\",\"recipients\":[\"x\",{\"name\":\"Y\",\"aliases\":[\"y@x\"]}],\"group\":\"G\"}"),
+            ("attachments", "[{\"type\":\"audio\"}]"),
+        ]
+        let others: [(String, String)] = [
+            ("apps", "1"), ("App", "1"), ("ip", "\"x\""), ("i\\u0065", "1"), ("data", "2"), ("usr", "3"), ("users", "3"),
+            ("payloaD", "0"), ("header", "9"), ("communicatioN", "7"), ("attachmentS", "\"x\""), ("\u{E4}pp", "1"),
+            ("k1", "1"), ("k2", "2"), ("k3", "3"), ("k4", "4"), ("k5", "5"), ("k6", "6"), ("k7", "7"), ("k8", "8"),
+        ]
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            let members = (fields + others.prefix(round % (others.count + 1))).shuffled(using: &rng)
+            let e = try decode("{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
+            XCTAssertEqual(e.app, "com.example.a"); XCTAssertEqual(e.body, "hi"); XCTAssertEqual(e.priority, 5)
+            XCTAssertEqual(e.id, "n-1"); XCTAssertEqual(e.date, RFC3339.parse("2026-11-23T10:00:00Z")); XCTAssertEqual(e.user, "u1")
+            XCTAssertEqual(e.communication?.sender, Person(handle: "bob"))
+            XCTAssertEqual(e.communication?.recipients, [Person(handle: "x"), Person(name: "Y", aliases: ["y@x"])])
+            XCTAssertEqual(e.communication?.group, "G"); XCTAssertEqual(e.attachments, ["audio"])
+        }
+    }
+
     func testContextDecoding() throws {
         let c = try EvaluationContext.decode(try JSONParser.parse("{\"now\":\"2026-11-23T10:00:00+01:00\",\"timezone\":\"Europe/Berlin\",\"focus\":\"Work\",\"locked\":false,\"ringer\":\"silent\",\"audio\":\"carplay\"}"))
         XCTAssertEqual(c.focus, .on("Work")); XCTAssertFalse(c.locked); XCTAssertEqual(c.ringer, .silent); XCTAssertEqual(c.audio, .carplay)

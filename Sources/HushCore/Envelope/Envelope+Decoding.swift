@@ -10,17 +10,49 @@ extension Envelope {
         guard case .object(let root) = json else {
             throw InputError(field: nil, "a notification must be a JSON object, got \(json.typeName)")
         }
-        guard let appValue = root[plainKey: "app"] else { throw InputError(field: "app", "is required (the sending app's bundle id)") }
+        // The top-level members in one pass, as for payload.aps (see DecodedAPS.decode).
+        var appMember, payloadMember, headersMember, idMember, dateMember, userMember, communicationMember,
+            attachmentsMember: JSONValue?
+        root._pairs.withUnsafeBufferPointer { members in
+            for i in members.indices {
+                let key = members[i].key
+                switch key.utf8.count {
+                case 2:
+                    if key == "id" { idMember = members[i].value }
+                case 3:
+                    if key == "app" { appMember = members[i].value }
+                case 4:
+                    if key == "date" {
+                        dateMember = members[i].value
+                    } else if key == "user" {
+                        userMember = members[i].value
+                    }
+                case 7:
+                    if key == "payload" {
+                        payloadMember = members[i].value
+                    } else if key == "headers" {
+                        headersMember = members[i].value
+                    }
+                case 11:
+                    if key == "attachments" { attachmentsMember = members[i].value }
+                case 13:
+                    if key == "communication" { communicationMember = members[i].value }
+                default:
+                    break
+                }
+            }
+        }
+        guard let appValue = appMember else { throw InputError(field: "app", "is required (the sending app's bundle id)") }
         guard case .string(let app) = appValue, !app.isEmpty else {
             throw InputError(field: "app", "must be a non-empty string, got \(appValue.quotedForError)")
         }
-        guard let payloadValue = root[plainKey: "payload"] else { throw InputError(field: "payload", "is required (the APNs payload)") }
+        guard let payloadValue = payloadMember else { throw InputError(field: "payload", "is required (the APNs payload)") }
         guard case .object(let payload) = payloadValue else {
             throw InputError(field: "payload", "must be an object, got \(payloadValue.typeName)")
         }
 
         var headers = JSONObject()
-        if let value = root[plainKey: "headers"] {
+        if let value = headersMember {
             guard case .object(let object) = value else {
                 throw InputError(field: "headers", "must be an object, got \(value.typeName)")
             }
@@ -47,7 +79,7 @@ extension Envelope {
 
         let id: String
         var idIsGenerated = false
-        if let value = root[plainKey: "id"] {
+        if let value = idMember {
             guard case .string(let s) = value, !s.isEmpty else {
                 throw InputError(field: "id", "must be a non-empty string, got \(value.quotedForError)")
             }
@@ -60,14 +92,14 @@ extension Envelope {
         }
 
         var date: Double?
-        if let value = root[plainKey: "date"] {
+        if let value = dateMember {
             guard case .string(let s) = value, let parsed = RFC3339.parse(s) else {
                 throw InputError(field: "date", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
             }
             date = parsed
         }
         var user = "default"
-        if let value = root[plainKey: "user"] {
+        if let value = userMember {
             guard case .string(let s) = value, !s.isEmpty else {
                 throw InputError(field: "user", "must be a non-empty string, got \(value.quotedForError)")
             }
@@ -84,11 +116,11 @@ extension Envelope {
             try aps.decode(apsObject)
         }
         var communication: Communication?
-        if let value = root[plainKey: "communication"] {
+        if let value = communicationMember {
             communication = try decodeCommunication(value)
         }
         var attachments: [String] = []
-        if let value = root[plainKey: "attachments"] {
+        if let value = attachmentsMember {
             guard case .array(let items) = value else {
                 throw InputError(field: "attachments", "must be an array, got \(value.typeName)")
             }
@@ -260,23 +292,27 @@ extension Envelope {
         } else {
             kind = .message
         }
-        var communication = Communication(kind: kind)
-        if let sender = object[plainKey: "sender"], !sender.isNull {
-            communication.sender = try decodePerson(sender, at: .field("communication.sender"))
+        // Decoded into locals and put together at the end (filling in a Communication made up
+        // front cost a copy of it on return).
+        var sender: Person?
+        if let value = object[plainKey: "sender"], !value.isNull {
+            sender = try decodePerson(value, at: .field("communication.sender"))
         }
-        if let recipients = object[plainKey: "recipients"] {
-            guard case .array(let items) = recipients else {
-                throw InputError(field: "communication.recipients", "must be an array of people, got \(recipients.typeName)")
+        var recipients: [Person] = []
+        if let value = object[plainKey: "recipients"] {
+            guard case .array(let items) = value else {
+                throw InputError(field: "communication.recipients", "must be an array of people, got \(value.typeName)")
             }
-            communication.recipients.reserveCapacity(items.count)
+            recipients.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
-                communication.recipients.append(try decodePerson(item, at: .recipient(i)))
+                recipients.append(try decodePerson(item, at: .recipient(i)))
             }
         }
-        communication.group = try optionalString(object[plainKey: "group"], field: "communication.group")
-        communication.conversation = try optionalString(object[plainKey: "conversation"], field: "communication.conversation")
-        communication.service = try optionalString(object[plainKey: "service"], field: "communication.service")
-        return communication
+        let group = try optionalString(object[plainKey: "group"], field: "communication.group")
+        let conversation = try optionalString(object[plainKey: "conversation"], field: "communication.conversation")
+        let service = try optionalString(object[plainKey: "service"], field: "communication.service")
+        return Communication(kind: kind, sender: sender, recipients: recipients, group: group,
+                             conversation: conversation, service: service)
     }
 
     /// Where a person sits in the input, for error messages. The dotted path is built only when an
@@ -304,25 +340,25 @@ extension Envelope {
         guard case .object(let object) = value else {
             throw InputError(field: path.text, "must be a person object ({\"handle\": …, \"name\": …}), got \(value.typeName)")
         }
-        var person = Person()
-        person.handle = try optionalString(object[plainKey: "handle"], field: path.text + ".handle")
-        person.name = try optionalString(object[plainKey: "name"], field: path.text + ".name")
-        person.contact = try optionalString(object[plainKey: "contact"], field: path.text + ".contact")
-        if let aliases = object[plainKey: "aliases"] {
-            guard case .array(let items) = aliases else {
-                throw InputError(field: path.text + ".aliases", "must be an array of handles, got \(aliases.typeName)")
+        let handle = try optionalString(object[plainKey: "handle"], field: path.text + ".handle")
+        let name = try optionalString(object[plainKey: "name"], field: path.text + ".name")
+        let contact = try optionalString(object[plainKey: "contact"], field: path.text + ".contact")
+        var aliases: [String] = []
+        if let value = object[plainKey: "aliases"] {
+            guard case .array(let items) = value else {
+                throw InputError(field: path.text + ".aliases", "must be an array of handles, got \(value.typeName)")
             }
             for (i, item) in items.enumerated() {
                 guard case .string(let s) = item else {
                     throw InputError(field: path.text + ".aliases[\(i)]", "must be a string, got \(item.typeName)")
                 }
-                person.aliases.append(s)
+                aliases.append(s)
             }
         }
-        if person.handle == nil && person.name == nil && person.contact == nil && person.aliases.isEmpty {
+        if handle == nil && name == nil && contact == nil && aliases.isEmpty {
             throw InputError(field: path.text, "needs at least a handle or a name")
         }
-        return person
+        return Person(handle: handle, name: name, contact: contact, aliases: aliases)
     }
 
     /// `field` is evaluated only when throwing.
