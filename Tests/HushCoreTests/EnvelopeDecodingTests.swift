@@ -68,6 +68,62 @@ final class EnvelopeDecodingTests: XCTestCase {
         XCTAssertEqual(generated.id, "generated"); XCTAssertTrue(generated.idIsGenerated); XCTAssertEqual(generated.body, "hi")
     }
 
+    /// The aps fields are gathered in one pass over the members; every field must be found
+    /// whatever the order and whatever other keys (same lengths, near misses, non-ASCII, more
+    /// than the 16 keys an object gets an index at) sit beside it.
+    func testEveryAPSFieldIsFoundAmongOtherKeys() throws {
+        let fields: [(String, String)] = [
+            ("alert", "{\"title\":\"T\",\"body\":\"B\"}"), ("badge", "4"), ("sound", "{\"critical\":1,\"name\":\"n\",\"volume\":0.25}"),
+            ("thread-id", "\"th\""), ("category", "\"CAT\""), ("content-available", "1"), ("mutable-content", "true"),
+            ("target-content-id", "\"tc\""), ("interruption-level", "\"passive\""), ("relevance-score", "0.75"),
+            ("filter-criteria", "\"fc\""),
+        ]
+        let others: [(String, String)] = [
+            ("alerts", "1"), ("Alert", "1"), ("sounD", "\"x\""), ("bad\\u00e9", "1"), ("b\u{E4}dge", "1"), ("categorY", "2"), ("thread-ix", "3"),
+            ("mutable-contenT", "0"), ("relevance-scorE", "9"), ("content-availablE", "7"), ("interruption-leveL", "\"x\""),
+            ("k1", "1"), ("k2", "2"), ("k3", "3"), ("k4", "4"), ("k5", "5"), ("k6", "6"), ("k7", "7"),
+        ]
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            let members = (fields + others.prefix(round % (others.count + 1))).shuffled(using: &rng)
+            let aps = members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",")
+            let e = try decode("{\"app\":\"a\",\"payload\":{\"aps\":{\(aps)}}}")
+            XCTAssertEqual(e.title, "T"); XCTAssertEqual(e.body, "B"); XCTAssertEqual(e.badge, 4)
+            XCTAssertEqual(e.sound?.name, "n"); XCTAssertEqual(e.sound?.critical, true); XCTAssertEqual(e.sound?.volume, 0.25)
+            XCTAssertEqual(e.threadID, "th"); XCTAssertEqual(e.category, "CAT")
+            XCTAssertTrue(e.contentAvailable); XCTAssertTrue(e.mutableContent)
+            XCTAssertEqual(e.targetContentID, "tc"); XCTAssertEqual(e.interruptionLevel, .passive)
+            XCTAssertEqual(e.relevance, 0.75); XCTAssertEqual(e.filterCriteria, "fc")
+        }
+        let none = try decode("{\"app\":\"a\",\"payload\":{\"aps\":{\"Alert\":1,\"sounds\":2,\"thread_id\":3}}}")
+        XCTAssertNil(none.body); XCTAssertNil(none.sound); XCTAssertNil(none.threadID); XCTAssertFalse(none.hasVisibleContent)
+    }
+
+    /// The top-level members are gathered in one pass too.
+    func testEveryTopLevelFieldIsFoundAmongOtherKeys() throws {
+        let fields: [(String, String)] = [
+            ("app", "\"com.example.a\""), ("payload", "{\"aps\":{\"alert\":\"hi\"}}"), ("headers", "{\"apns-priority\":5}"),
+            ("id", "\"n-1\""), ("date", "\"2026-11-23T10:00:00Z\""), ("user", "\"u1\""),
+            ("communication", "{\"sender\":\"bob\",\"recipients\":[\"x\",{\"name\":\"Y\",\"aliases\":[\"y@x\"]}],\"group\":\"G\"}"),
+            ("attachments", "[{\"type\":\"audio\"}]"),
+        ]
+        let others: [(String, String)] = [
+            ("apps", "1"), ("App", "1"), ("ip", "\"x\""), ("i\\u0065", "1"), ("data", "2"), ("usr", "3"), ("users", "3"),
+            ("payloaD", "0"), ("header", "9"), ("communicatioN", "7"), ("attachmentS", "\"x\""), ("\u{E4}pp", "1"),
+            ("k1", "1"), ("k2", "2"), ("k3", "3"), ("k4", "4"), ("k5", "5"), ("k6", "6"), ("k7", "7"), ("k8", "8"),
+        ]
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            let members = (fields + others.prefix(round % (others.count + 1))).shuffled(using: &rng)
+            let e = try decode("{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
+            XCTAssertEqual(e.app, "com.example.a"); XCTAssertEqual(e.body, "hi"); XCTAssertEqual(e.priority, 5)
+            XCTAssertEqual(e.id, "n-1"); XCTAssertEqual(e.date, RFC3339.parse("2026-11-23T10:00:00Z")); XCTAssertEqual(e.user, "u1")
+            XCTAssertEqual(e.communication?.sender, Person(handle: "bob"))
+            XCTAssertEqual(e.communication?.recipients, [Person(handle: "x"), Person(name: "Y", aliases: ["y@x"])])
+            XCTAssertEqual(e.communication?.group, "G"); XCTAssertEqual(e.attachments, ["audio"])
+        }
+    }
+
     func testContextDecoding() throws {
         let c = try EvaluationContext.decode(try JSONParser.parse("{\"now\":\"2026-11-23T10:00:00+01:00\",\"timezone\":\"Europe/Berlin\",\"focus\":\"Work\",\"locked\":false,\"ringer\":\"silent\",\"audio\":\"carplay\"}"))
         XCTAssertEqual(c.focus, .on("Work")); XCTAssertFalse(c.locked); XCTAssertEqual(c.ringer, .silent); XCTAssertEqual(c.audio, .carplay)

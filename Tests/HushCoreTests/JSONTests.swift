@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 import HushCore
 
@@ -644,6 +645,110 @@ final class JSONTests: XCTestCase {
         pairs.append((key, randomValue(&rng, depth: depth + 1)))
       }
       return .object(JSONObject(pairs))
+    }
+  }
+
+  /// The parser reuses the Strings of keys and short values it saw in earlier
+  /// documents (a small cache keyed by a fingerprint of the bytes); whatever
+  /// the cache holds, every string must come out exactly as written. The long keys that
+  /// differ only in the middle share a fingerprint.
+  func testStringsRepeatedAcrossDocumentsComeOutAsWritten() {
+    let keys = [
+      "", "a", "b", "id", "app", "abcdefg", "abcdefgh", "abcdefgi", "abcdefghi", "payload", "aaaaaaaa_X_bbbbbbbb",
+      "aaaaaaaa_Y_bbbbbbbb", "aaaaaaaaXbbbbbbbb", "aaaaaaaaYbbbbbbbb", String(repeating: "k", count: 31),
+      String(repeating: "k", count: 32), String(repeating: "k", count: 33), "k" + String(repeating: "q", count: 30) + "k",
+      "é", "tab\there", "q\"uote", "\u{1F600}", "x\\y", "ctl\u{1}", "ctl\u{2}", "\u{7F}",
+    ]
+    @Sendable func document(_ chosen: [String]) -> [UInt8] {
+      var w = JSONWriter()
+      w.raw("{")
+      for (i, key) in chosen.enumerated() {
+        if i > 0 { w.raw(", ") }
+        w.writeString(key)
+        w.raw(":")
+        // Nested objects too, so keys also repeat within a document.
+        if i % 3 == 0 {
+          w.raw("{")
+          w.writeString(chosen[(i + 1) % chosen.count])
+          w.raw(":true}")
+        } else if i % 3 == 1 {
+          // String values are reused the same way.
+          w.writeString(chosen[(i + 2) % chosen.count])
+        } else {
+          w.writeInt(i)
+        }
+      }
+      w.raw("}")
+      return w.bytes
+    }
+    @Sendable func check(_ chosen: [String]) -> Bool {
+      guard case .object(let o)? = try? JSONParser.parse(document(chosen)) else { return false }
+      guard o.keys.map({ Array($0.utf8) }) == chosen.map({ Array($0.utf8) }) else { return false }
+      for (i, key) in chosen.enumerated() where i % 3 == 0 {
+        guard case .object(let inner)? = o[key], inner.keys.map({ Array($0.utf8) }) == [Array(chosen[(i + 1) % chosen.count].utf8)]
+        else { return false }
+      }
+      for (i, key) in chosen.enumerated() where i % 3 == 1 {
+        guard case .string(let s)? = o[key], Array(s.utf8) == Array(chosen[(i + 2) % chosen.count].utf8) else { return false }
+      }
+      return true
+    }
+    var rng = SplitMix64(seed: 99)
+    var rounds: [[String]] = []
+    for _ in 0..<500 {
+      rounds.append(Array(keys.shuffled(using: &rng).prefix(Int.random(in: 1...keys.count, using: &rng))))
+    }
+    for (i, chosen) in rounds.enumerated() {
+      XCTAssertTrue(check(chosen), "round \(i): \(chosen)")
+    }
+    let allRounds = rounds
+    // From several threads at once (one of them holds the cache, the others parse without it).
+    let failures = Atomic(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { t in
+      for chosen in allRounds where !check(chosen) { failures.add(1, ordering: .relaxed) }
+      _ = t
+    }
+    XCTAssertEqual(failures.load(ordering: .relaxed), 0)
+  }
+
+  /// `JSONWriter.byteCount(of:)` is what the envelope decoder checks the
+  /// APNs size limit with; it must agree with what the writer writes.
+  func testByteCountMatchesWriter() {
+    func check(_ value: JSONValue, _ label: String, line: UInt = #line) {
+      var w = JSONWriter()
+      w.write(value)
+      XCTAssertEqual(JSONWriter.byteCount(of: value), w.bytes.count, "\(label): \(w.string)", line: line)
+    }
+    let numbers: [Double] = [
+      0, -0.0, 1, -1, 9, 10, -10, 99, 100, 0.1, -0.1, 0.5, 1.5e-7, 1e-7, 1e21, 1e22, 1e300, -1e300,
+      123_456_789_012, -123_456_789_012, 9_007_199_254_740_992, -9_007_199_254_740_992, 9_007_199_254_740_994,
+      9_223_372_036_854_775_807, -9_223_372_036_854_775_808, 1.7976931348623157e308, .leastNonzeroMagnitude,
+      .nan, .infinity, -.infinity, 1.2345678901234568e17, 4.35, 1234.5678,
+    ]
+    for d in numbers { check(.number(d), "\(d)") }
+    let strings = [
+      "", "a", "abcdefg", "abcdefgh", "abcdefghi", "\"", "\\", "/", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}",
+      "\u{1}", "\u{1F}", "\u{7F}", "é", "e\u{301}", "中文", "😀", "\u{2028}\u{2029}", "\u{10FFFF}",
+      "0123456789abcdef\"0123456789abcdef\\x", "tab\there and \u{1} there, quote \" and \u{1F}\u{1F}",
+      String(repeating: "\u{1}", count: 17), String(repeating: "a\"", count: 13), String(repeating: "é", count: 9),
+      "\u{212A}", "ends with a control\u{2}", "\u{3}starts with one",
+    ]
+    for s in strings {
+      check(.string(s), s.debugDescription)
+      check(.object(JSONObject([(s, .string(s))])), "key " + s.debugDescription)
+    }
+    check(.array([]), "[]")
+    check(.object(JSONObject()), "{}")
+    check(.array([.null, .bool(true), .bool(false)]), "literals")
+    check(.array(numbers.map { .number($0) } + strings.map { .string($0) }), "everything")
+    for i in [0, 1, -1, 9, 10, -9, -10, 99, 100, 12345, Int.max, Int.min] {
+      var w = JSONWriter()
+      w.writeInt(i)
+      XCTAssertEqual(JSONWriter.byteCount(ofInt: i), w.bytes.count, "\(i)")
+    }
+    var rng = SplitMix64(seed: 4096)
+    for iteration in 0..<3000 {
+      check(randomValue(&rng, depth: 0), "iteration \(iteration)")
     }
   }
 

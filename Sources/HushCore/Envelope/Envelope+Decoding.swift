@@ -10,44 +10,76 @@ extension Envelope {
         guard case .object(let root) = json else {
             throw InputError(field: nil, "a notification must be a JSON object, got \(json.typeName)")
         }
-        guard let appValue = root["app"] else { throw InputError(field: "app", "is required (the sending app's bundle id)") }
+        // The top-level members in one pass, as for payload.aps (see DecodedAPS.decode).
+        var appMember, payloadMember, headersMember, idMember, dateMember, userMember, communicationMember,
+            attachmentsMember: JSONValue?
+        root._pairs.withUnsafeBufferPointer { members in
+            for i in members.indices {
+                let key = members[i].key
+                switch key.utf8.count {
+                case 2:
+                    if key == "id" { idMember = members[i].value }
+                case 3:
+                    if key == "app" { appMember = members[i].value }
+                case 4:
+                    if key == "date" {
+                        dateMember = members[i].value
+                    } else if key == "user" {
+                        userMember = members[i].value
+                    }
+                case 7:
+                    if key == "payload" {
+                        payloadMember = members[i].value
+                    } else if key == "headers" {
+                        headersMember = members[i].value
+                    }
+                case 11:
+                    if key == "attachments" { attachmentsMember = members[i].value }
+                case 13:
+                    if key == "communication" { communicationMember = members[i].value }
+                default:
+                    break
+                }
+            }
+        }
+        guard let appValue = appMember else { throw InputError(field: "app", "is required (the sending app's bundle id)") }
         guard case .string(let app) = appValue, !app.isEmpty else {
             throw InputError(field: "app", "must be a non-empty string, got \(appValue.quotedForError)")
         }
-        guard let payloadValue = root["payload"] else { throw InputError(field: "payload", "is required (the APNs payload)") }
+        guard let payloadValue = payloadMember else { throw InputError(field: "payload", "is required (the APNs payload)") }
         guard case .object(let payload) = payloadValue else {
             throw InputError(field: "payload", "must be an object, got \(payloadValue.typeName)")
         }
 
         var headers = JSONObject()
-        if let value = root["headers"] {
+        if let value = headersMember {
             guard case .object(let object) = value else {
                 throw InputError(field: "headers", "must be an object, got \(value.typeName)")
             }
             headers = object
         }
-        let pushType = try optionalString(headers["apns-push-type"], field: "headers.apns-push-type")
-        let collapseID = try optionalString(headers["apns-collapse-id"], field: "headers.apns-collapse-id")
+        let pushType = try optionalString(headers[plainKey: "apns-push-type"], field: "headers.apns-push-type")
+        let collapseID = try optionalString(headers[plainKey: "apns-collapse-id"], field: "headers.apns-collapse-id")
         if let collapseID, collapseID.utf8.count > maximumCollapseIDBytes {
             throw InputError(field: "headers.apns-collapse-id",
                              "is \(collapseID.utf8.count) bytes; APNs allows at most \(maximumCollapseIDBytes)")
         }
-        let priority = try optionalInteger(headers["apns-priority"], field: "headers.apns-priority", allowString: true)
+        let priority = try optionalInteger(headers[plainKey: "apns-priority"], field: "headers.apns-priority", allowString: true)
         if let priority, ![10, 5, 1].contains(priority) {
             throw InputError(field: "headers.apns-priority", "must be 10, 5 or 1, got \(priority)")
         }
-        let expiration = try optionalInteger(headers["apns-expiration"], field: "headers.apns-expiration", allowString: true)
+        let expiration = try optionalInteger(headers[plainKey: "apns-expiration"], field: "headers.apns-expiration", allowString: true)
 
-        var writer = JSONWriter(capacity: 512)
-        writer.write(payloadValue)
+        // The size APNs sees: the payload written as compact JSON (counted, not written).
+        let payloadBytes = JSONWriter.byteCount(of: payloadValue)
         let limit = pushType == "voip" ? maximumVoIPPayloadBytes : maximumPayloadBytes
-        if writer.bytes.count > limit {
-            throw InputError(field: "payload", "is \(writer.bytes.count) bytes; APNs allows at most \(limit) for \(pushType == "voip" ? "VoIP" : "this") push type")
+        if payloadBytes > limit {
+            throw InputError(field: "payload", "is \(payloadBytes) bytes; APNs allows at most \(limit) for \(pushType == "voip" ? "VoIP" : "this") push type")
         }
 
         let id: String
         var idIsGenerated = false
-        if let value = root["id"] {
+        if let value = idMember {
             guard case .string(let s) = value, !s.isEmpty else {
                 throw InputError(field: "id", "must be a non-empty string, got \(value.quotedForError)")
             }
@@ -60,119 +92,191 @@ extension Envelope {
         }
 
         var date: Double?
-        if let value = root["date"] {
+        if let value = dateMember {
             guard case .string(let s) = value, let parsed = RFC3339.parse(s) else {
                 throw InputError(field: "date", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
             }
             date = parsed
         }
         var user = "default"
-        if let value = root["user"] {
+        if let value = userMember {
             guard case .string(let s) = value, !s.isEmpty else {
                 throw InputError(field: "user", "must be a non-empty string, got \(value.quotedForError)")
             }
             user = s
         }
 
-        var envelope = Envelope(
-            app: app, id: id, idIsGenerated: idIsGenerated, date: date, user: user, headers: headers, payload: payload,
-            pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
-            summaryArgumentCount: 1, contentAvailable: false, mutableContent: false, attachments: [])
-        if let aps = payload["aps"] {
-            guard case .object(let apsObject) = aps else {
-                throw InputError(field: "payload.aps", "must be an object, got \(aps.typeName)")
+        // Everything is decoded into locals and the envelope is made once at the end: building it
+        // first and filling it in cost a copy of the whole envelope on return.
+        var aps = DecodedAPS()
+        if let apsValue = payload[plainKey: "aps"] {
+            guard case .object(let apsObject) = apsValue else {
+                throw InputError(field: "payload.aps", "must be an object, got \(apsValue.typeName)")
             }
-            try envelope.decodeAPS(apsObject)
+            try aps.decode(apsObject)
         }
-        if let value = root["communication"] {
-            envelope.communication = try decodeCommunication(value)
+        var communication: Communication?
+        if let value = communicationMember {
+            communication = try decodeCommunication(value)
         }
-        if let value = root["attachments"] {
+        var attachments: [String] = []
+        if let value = attachmentsMember {
             guard case .array(let items) = value else {
                 throw InputError(field: "attachments", "must be an array, got \(value.typeName)")
             }
             for (i, item) in items.enumerated() {
-                let field = "attachments[\(i)].type"
-                guard let type = item["type"] else { throw InputError(field: field, "is required") }
+                // The field name is built only for an error.
+                var type: JSONValue?
+                if case .object(let object) = item { type = object[plainKey: "type"] }
+                guard let type else { throw InputError(field: "attachments[\(i)].type", "is required") }
                 guard case .string(let s) = type, ["image", "audio", "video", "file"].contains(s) else {
-                    throw InputError(field: field, "must be image, audio, video or file, got \(type.quotedForError)")
+                    throw InputError(field: "attachments[\(i)].type", "must be image, audio, video or file, got \(type.quotedForError)")
                 }
-                envelope.attachments.append(s)
+                attachments.append(s)
             }
         }
-        return envelope
+        return Envelope(
+            app: app, id: id, idIsGenerated: idIsGenerated, date: date, user: user, headers: headers, payload: payload,
+            pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
+            title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
+            summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,
+            category: aps.category, contentAvailable: aps.contentAvailable, mutableContent: aps.mutableContent,
+            targetContentID: aps.targetContentID, interruptionLevel: aps.interruptionLevel, relevance: aps.relevance,
+            filterCriteria: aps.filterCriteria, communication: communication, attachments: attachments)
     }
 
-    private mutating func decodeAPS(_ aps: JSONObject) throws(InputError) {
-        if let alert = aps["alert"] {
-            switch alert {
-            case .string(let s): body = s
-            case .object(let object):
-                title = try Envelope.optionalString(object["title"], field: "payload.aps.alert.title")
-                subtitle = try Envelope.optionalString(object["subtitle"], field: "payload.aps.alert.subtitle")
-                body = try Envelope.optionalString(object["body"], field: "payload.aps.alert.body")
-                summaryArgument = try Envelope.optionalString(object["summary-arg"], field: "payload.aps.alert.summary-arg")
-                if let value = object["summary-arg-count"] {
-                    guard let count = value.intValue, count > 0 else {
-                        throw InputError(field: "payload.aps.alert.summary-arg-count",
-                                         "must be a positive integer, got \(value.quotedForError)")
+    /// The envelope fields that come from `payload.aps`.
+    private struct DecodedAPS {
+        var title: String?
+        var subtitle: String?
+        var body: String?
+        var summaryArgument: String?
+        var summaryArgumentCount = 1
+        var badge: Int?
+        var sound: Sound?
+        var threadID: String?
+        var category: String?
+        var contentAvailable = false
+        var mutableContent = false
+        var targetContentID: String?
+        var interruptionLevel: InterruptionLevel?
+        var relevance: Double?
+        var filterCriteria: String?
+
+        mutating func decode(_ aps: JSONObject) throws(InputError) {
+            // One pass over the members instead of a lookup per field; the checks below then run in
+            // their usual order. Keys of another UTF-8 length are skipped without a comparison, as in
+            // `JSONObject.subscript(plainKey:)`, which explains why that finds the same members.
+            var alertMember, badgeMember, soundMember, threadIDMember, categoryMember, contentAvailableMember,
+                mutableContentMember, targetContentIDMember, interruptionLevelMember, relevanceMember,
+                filterCriteriaMember: JSONValue?
+            aps._pairs.withUnsafeBufferPointer { members in
+                for i in members.indices {
+                    let key = members[i].key
+                    switch key.utf8.count {
+                    case 5:
+                        if key == "alert" {
+                            alertMember = members[i].value
+                        } else if key == "sound" {
+                            soundMember = members[i].value
+                        } else if key == "badge" {
+                            badgeMember = members[i].value
+                        }
+                    case 8:
+                        if key == "category" { categoryMember = members[i].value }
+                    case 9:
+                        if key == "thread-id" { threadIDMember = members[i].value }
+                    case 15:
+                        if key == "mutable-content" {
+                            mutableContentMember = members[i].value
+                        } else if key == "relevance-score" {
+                            relevanceMember = members[i].value
+                        } else if key == "filter-criteria" {
+                            filterCriteriaMember = members[i].value
+                        }
+                    case 17:
+                        if key == "content-available" {
+                            contentAvailableMember = members[i].value
+                        } else if key == "target-content-id" {
+                            targetContentIDMember = members[i].value
+                        }
+                    case 18:
+                        if key == "interruption-level" { interruptionLevelMember = members[i].value }
+                    default:
+                        break
                     }
-                    summaryArgumentCount = count
                 }
-            case .null: break
-            default:
-                throw InputError(field: "payload.aps.alert", "must be a string or an object, got \(alert.typeName)")
             }
-        }
-        if let value = aps["badge"] {
-            guard let b = value.intValue, b >= 0 else {
-                throw InputError(field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
-            }
-            badge = b
-        }
-        if let value = aps["sound"] {
-            switch value {
-            case .string(let name): sound = Sound(name: name, critical: false, volume: nil)
-            case .object(let object):
-                var critical = false
-                if let c = object["critical"] {
-                    guard let flag = c.intValue ?? c.boolValue.map({ $0 ? 1 : 0 }), flag == 0 || flag == 1 else {
-                        throw InputError(field: "payload.aps.sound.critical", "must be 0 or 1, got \(c.quotedForError)")
+            if let alert = alertMember {
+                switch alert {
+                case .string(let s): body = s
+                case .object(let object):
+                    title = try Envelope.optionalString(object[plainKey: "title"], field: "payload.aps.alert.title")
+                    subtitle = try Envelope.optionalString(object[plainKey: "subtitle"], field: "payload.aps.alert.subtitle")
+                    body = try Envelope.optionalString(object[plainKey: "body"], field: "payload.aps.alert.body")
+                    summaryArgument = try Envelope.optionalString(object[plainKey: "summary-arg"], field: "payload.aps.alert.summary-arg")
+                    if let value = object[plainKey: "summary-arg-count"] {
+                        guard let count = value.intValue, count > 0 else {
+                            throw InputError(field: "payload.aps.alert.summary-arg-count",
+                                             "must be a positive integer, got \(value.quotedForError)")
+                        }
+                        summaryArgumentCount = count
                     }
-                    critical = flag == 1
+                case .null: break
+                default:
+                    throw InputError(field: "payload.aps.alert", "must be a string or an object, got \(alert.typeName)")
                 }
-                let name = try Envelope.optionalString(object["name"], field: "payload.aps.sound.name")
-                var volume: Double?
-                if let v = object["volume"] {
-                    guard let d = v.doubleValue, d >= 0, d <= 1 else {
-                        throw InputError(field: "payload.aps.sound.volume", "must be a number from 0.0 to 1.0, got \(v.quotedForError)")
+            }
+            if let value = badgeMember {
+                guard let b = value.intValue, b >= 0 else {
+                    throw InputError(field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
+                }
+                badge = b
+            }
+            if let value = soundMember {
+                switch value {
+                case .string(let name): sound = Sound(name: name, critical: false, volume: nil)
+                case .object(let object):
+                    var critical = false
+                    if let c = object[plainKey: "critical"] {
+                        guard let flag = c.intValue ?? c.boolValue.map({ $0 ? 1 : 0 }), flag == 0 || flag == 1 else {
+                            throw InputError(field: "payload.aps.sound.critical", "must be 0 or 1, got \(c.quotedForError)")
+                        }
+                        critical = flag == 1
                     }
-                    volume = d
+                    let name = try Envelope.optionalString(object[plainKey: "name"], field: "payload.aps.sound.name")
+                    var volume: Double?
+                    if let v = object[plainKey: "volume"] {
+                        guard let d = v.doubleValue, d >= 0, d <= 1 else {
+                            throw InputError(field: "payload.aps.sound.volume", "must be a number from 0.0 to 1.0, got \(v.quotedForError)")
+                        }
+                        volume = d
+                    }
+                    sound = Sound(name: name, critical: critical, volume: volume)
+                default:
+                    throw InputError(field: "payload.aps.sound", "must be a string or an object, got \(value.typeName)")
                 }
-                sound = Sound(name: name, critical: critical, volume: volume)
-            default:
-                throw InputError(field: "payload.aps.sound", "must be a string or an object, got \(value.typeName)")
             }
-        }
-        threadID = try Envelope.optionalString(aps["thread-id"], field: "payload.aps.thread-id")
-        category = try Envelope.optionalString(aps["category"], field: "payload.aps.category")
-        contentAvailable = try Envelope.flag(aps["content-available"], field: "payload.aps.content-available")
-        mutableContent = try Envelope.flag(aps["mutable-content"], field: "payload.aps.mutable-content")
-        targetContentID = try Envelope.optionalString(aps["target-content-id"], field: "payload.aps.target-content-id")
-        if let value = aps["interruption-level"] {
-            guard case .string(let s) = value, let level = InterruptionLevel(rawValue: s) else {
-                throw InputError(field: "payload.aps.interruption-level",
-                                 "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)")
+            threadID = try Envelope.optionalString(threadIDMember, field: "payload.aps.thread-id")
+            category = try Envelope.optionalString(categoryMember, field: "payload.aps.category")
+            contentAvailable = try Envelope.flag(contentAvailableMember, field: "payload.aps.content-available")
+            mutableContent = try Envelope.flag(mutableContentMember, field: "payload.aps.mutable-content")
+            targetContentID = try Envelope.optionalString(targetContentIDMember, field: "payload.aps.target-content-id")
+            if let value = interruptionLevelMember {
+                guard case .string(let s) = value, let level = InterruptionLevel(rawValue: s) else {
+                    throw InputError(field: "payload.aps.interruption-level",
+                                     "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)")
+                }
+                interruptionLevel = level
             }
-            interruptionLevel = level
-        }
-        if let value = aps["relevance-score"] {
-            guard let d = value.doubleValue, d >= 0, d <= 1 else {
-                throw InputError(field: "payload.aps.relevance-score", "must be a number from 0 to 1, got \(value.quotedForError)")
+            if let value = relevanceMember {
+                guard let d = value.doubleValue, d >= 0, d <= 1 else {
+                    throw InputError(field: "payload.aps.relevance-score", "must be a number from 0 to 1, got \(value.quotedForError)")
+                }
+                relevance = d
             }
-            relevance = d
+            filterCriteria = try Envelope.optionalString(filterCriteriaMember, field: "payload.aps.filter-criteria")
         }
-        filterCriteria = try Envelope.optionalString(aps["filter-criteria"], field: "payload.aps.filter-criteria")
     }
 
     private static func decodeCommunication(_ value: JSONValue) throws(InputError) -> Communication {
@@ -180,7 +284,7 @@ extension Envelope {
             throw InputError(field: "communication", "must be an object, got \(value.typeName)")
         }
         let kind: Communication.Kind
-        if let k = object["kind"] {
+        if let k = object[plainKey: "kind"] {
             guard case .string(let s) = k, let parsed = Communication.Kind(rawValue: s) else {
                 throw InputError(field: "communication.kind", "must be \"message\" or \"call\", got \(k.quotedForError)")
             }
@@ -188,55 +292,80 @@ extension Envelope {
         } else {
             kind = .message
         }
-        var communication = Communication(kind: kind)
-        if let sender = object["sender"], !sender.isNull {
-            communication.sender = try decodePerson(sender, field: "communication.sender")
+        // Decoded into locals and put together at the end (filling in a Communication made up
+        // front cost a copy of it on return).
+        var sender: Person?
+        if let value = object[plainKey: "sender"], !value.isNull {
+            sender = try decodePerson(value, at: .field("communication.sender"))
         }
-        if let recipients = object["recipients"] {
-            guard case .array(let items) = recipients else {
-                throw InputError(field: "communication.recipients", "must be an array of people, got \(recipients.typeName)")
+        var recipients: [Person] = []
+        if let value = object[plainKey: "recipients"] {
+            guard case .array(let items) = value else {
+                throw InputError(field: "communication.recipients", "must be an array of people, got \(value.typeName)")
             }
+            recipients.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
-                communication.recipients.append(try decodePerson(item, field: "communication.recipients[\(i)]"))
+                recipients.append(try decodePerson(item, at: .recipient(i)))
             }
         }
-        communication.group = try optionalString(object["group"], field: "communication.group")
-        communication.conversation = try optionalString(object["conversation"], field: "communication.conversation")
-        communication.service = try optionalString(object["service"], field: "communication.service")
-        return communication
+        let group = try optionalString(object[plainKey: "group"], field: "communication.group")
+        let conversation = try optionalString(object[plainKey: "conversation"], field: "communication.conversation")
+        let service = try optionalString(object[plainKey: "service"], field: "communication.service")
+        return Communication(kind: kind, sender: sender, recipients: recipients, group: group,
+                             conversation: conversation, service: service)
+    }
+
+    /// Where a person sits in the input, for error messages. The dotted path is built only when an
+    /// error needs it, not for every person decoded.
+    enum PersonPath {
+        case field(String)
+        /// `communication.recipients[i]`
+        case recipient(Int)
+
+        var text: String {
+            switch self {
+            case .field(let field): field
+            case .recipient(let i): "communication.recipients[\(i)]"
+            }
+        }
     }
 
     /// A Person object, or a bare handle string.
     public static func decodePerson(_ value: JSONValue, field: String) throws(InputError) -> Person {
+        try decodePerson(value, at: .field(field))
+    }
+
+    static func decodePerson(_ value: JSONValue, at path: PersonPath) throws(InputError) -> Person {
         if case .string(let handle) = value { return Person(handle: handle) }
         guard case .object(let object) = value else {
-            throw InputError(field: field, "must be a person object ({\"handle\": …, \"name\": …}), got \(value.typeName)")
+            throw InputError(field: path.text, "must be a person object ({\"handle\": …, \"name\": …}), got \(value.typeName)")
         }
-        var person = Person()
-        person.handle = try optionalString(object["handle"], field: field + ".handle")
-        person.name = try optionalString(object["name"], field: field + ".name")
-        person.contact = try optionalString(object["contact"], field: field + ".contact")
-        if let aliases = object["aliases"] {
-            guard case .array(let items) = aliases else {
-                throw InputError(field: field + ".aliases", "must be an array of handles, got \(aliases.typeName)")
+        let handle = try optionalString(object[plainKey: "handle"], field: path.text + ".handle")
+        let name = try optionalString(object[plainKey: "name"], field: path.text + ".name")
+        let contact = try optionalString(object[plainKey: "contact"], field: path.text + ".contact")
+        var aliases: [String] = []
+        if let value = object[plainKey: "aliases"] {
+            guard case .array(let items) = value else {
+                throw InputError(field: path.text + ".aliases", "must be an array of handles, got \(value.typeName)")
             }
             for (i, item) in items.enumerated() {
                 guard case .string(let s) = item else {
-                    throw InputError(field: field + ".aliases[\(i)]", "must be a string, got \(item.typeName)")
+                    throw InputError(field: path.text + ".aliases[\(i)]", "must be a string, got \(item.typeName)")
                 }
-                person.aliases.append(s)
+                aliases.append(s)
             }
         }
-        if person.handle == nil && person.name == nil && person.contact == nil && person.aliases.isEmpty {
-            throw InputError(field: field, "needs at least a handle or a name")
+        if handle == nil && name == nil && contact == nil && aliases.isEmpty {
+            throw InputError(field: path.text, "needs at least a handle or a name")
         }
-        return person
+        return Person(handle: handle, name: name, contact: contact, aliases: aliases)
     }
 
-    static func optionalString(_ value: JSONValue?, field: String) throws(InputError) -> String? {
+    /// `field` is evaluated only when throwing.
+    static func optionalString(_ value: JSONValue?, field: @autoclosure () -> String) throws(InputError) -> String? {
         guard let value, !value.isNull else { return nil }
         guard case .string(let s) = value else {
-            throw InputError(field: field, "must be a string, got \(value.quotedForError)")
+            throw InputError(field: field(), "must be a string, got \(value.quotedForError)")
         }
         return s
     }

@@ -12,6 +12,8 @@
 // - The parser is iterative (explicit stack), so depth is bounded only by
 //   `maxDepth` and never by the thread's stack.
 
+import Synchronization
+
 /// A parse error: a human-readable message and the 0-based byte offset where
 /// the input went wrong.
 public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -45,9 +47,12 @@ public enum JSONParser {
           (frames) throws(JSONError) -> JSONValue in
           try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) {
             (scratch) throws(JSONError) -> JSONValue in
+            let cache = _JSONKeyCache.take()
+            defer { _JSONKeyCache.putBack(cache) }
             var scanner = _JSONScanner(
               base: p, count: bytes.count, maxDepth: maxDepth,
-              values: _JSONStack(values), keys: _JSONStack(keys), frames: _JSONStack(frames), buf: _JSONStack(scratch))
+              values: _JSONStack(values), keys: _JSONStack(keys), frames: _JSONStack(frames), buf: _JSONStack(scratch),
+              keyCache: cache)
             return try scanner.parseDocument()
           }
         }
@@ -168,6 +173,9 @@ internal struct _JSONScanner: ~Copyable {
   }
 
   let input: _JSONInput
+  /// Object keys made by earlier parses, reused instead of building the
+  /// same String again; nil when another thread holds the cache.
+  let keyCache: _JSONKeyCache?
   var p: UnsafePointer<UInt8> { input.p }
   var end: Int { input.end }
   let maxDepth: Int
@@ -189,8 +197,10 @@ internal struct _JSONScanner: ~Copyable {
   init(
     base: UnsafePointer<UInt8>, count: Int, maxDepth: Int,
     values: consuming _JSONStack<JSONValue>, keys: consuming _JSONStack<Key>,
-    frames: consuming _JSONStack<Frame>, buf: consuming _JSONStack<UInt8>
+    frames: consuming _JSONStack<Frame>, buf: consuming _JSONStack<UInt8>,
+    keyCache: _JSONKeyCache? = nil
   ) {
+    self.keyCache = keyCache
     self.input = _JSONInput(p: base, end: count)
     self.maxDepth = maxDepth
     self.values = values
@@ -245,7 +255,16 @@ internal struct _JSONScanner: ~Copyable {
       let c = p[pos]
       switch c {
       case 0x22:  // "
-        value = .string(try parseString())
+        if let keyCache, let close = input.scanPlainKey(from: pos &+ 1) {
+          // A short ASCII string without escapes: p[pos + 1 ..< close] are its bytes.
+          let start = pos &+ 1
+          let n = close &- start
+          let fp = Self.fingerprint(p + start, n, readable: end &- start)
+          value = .string(keyCache.string(p + start, n, fingerprint: fp, isKey: false))
+          pos = close &+ 1
+        } else {
+          value = .string(try parseString())
+        }
       case 0x7B, 0x5B:  // { [
         if depth >= maxDepth { throw input.errorTooDeep(at: pos, maxDepth: maxDepth) }
         pos &+= 1
@@ -345,15 +364,26 @@ internal struct _JSONScanner: ~Copyable {
   ) throws(JSONError) {
     skipWhitespace()
     guard pos < end, p[pos] == 0x22 else { throw input.errorUnexpected(at: pos) }
-    let key = try parseString()
+    let key: String
+    let fp: UInt64
+    if let keyCache, let close = input.scanPlainKey(from: pos &+ 1) {
+      // A short ASCII key without escapes: p[pos + 1 ..< close] are its bytes.
+      let start = pos &+ 1
+      let n = close &- start
+      fp = Self.fingerprint(p + start, n, readable: end &- start)
+      key = keyCache.string(p + start, n, fingerprint: fp, isKey: true)
+      pos = close &+ 1
+    } else {
+      key = try parseString()
+      fp =
+        lastStringEscaped
+        ? Self.fingerprint(buf.base, buf.count, readable: buf.count)
+        : Self.fingerprint(p + lastStringStart, lastStringCount, readable: end &- lastStringStart)
+    }
 
     // Duplicate detection for small objects (bigger ones are checked when the
     // object's index is built): fingerprint + bloom filter, string compare
     // only on a fingerprint match.
-    let fp: UInt64 =
-      lastStringEscaped
-      ? Self.fingerprint(buf.base, buf.count, readable: buf.count)
-      : Self.fingerprint(p + lastStringStart, lastStringCount, readable: end &- lastStringStart)
     if keys.count &- keyStart < JSONObject.indexThreshold {
       let bit: UInt64 = 1 &<< ((fp &* 0x9E37_79B9_7F4A_7C15) &>> 58)
       if bloom & bit != 0 {
@@ -426,7 +456,7 @@ internal struct _JSONScanner: ~Copyable {
       lastStringStart = start
       lastStringCount = i &- start
       lastStringEscaped = false
-      return String(decoding: UnsafeBufferPointer(start: p + start, count: i &- start), as: UTF8.self)
+      return Self.makeString(p + start, i &- start)
     }
     // p[i] is a backslash: slow path through the scratch buffer.
     buf.count = 0
@@ -442,9 +472,26 @@ internal struct _JSONScanner: ~Copyable {
       if p[i] == 0x22 {
         pos = i &+ 1
         lastStringEscaped = true
-        return String(decoding: UnsafeBufferPointer(start: buf.base, count: buf.count), as: UTF8.self)
+        return Self.makeString(buf.base, buf.count)
       }
     }
+  }
+
+  /// A String of the `n` (valid UTF-8) bytes at `s`. Strings that fit in a
+  /// small string (at most 15 bytes) are built inline: for ASCII ones that
+  /// skips the standard library's out-of-line decoding entry point, which
+  /// costs several times more than the copy. Longer ones go through
+  /// `String(decoding:as:)`.
+  @inline(__always)
+  static func makeString(_ s: UnsafePointer<UInt8>, _ n: Int) -> String {
+    if n <= 15 {
+      if n == 0 { return "" }
+      return String(unsafeUninitializedCapacity: n) { out in
+        out.baseAddress!.initialize(from: s, count: n)
+        return n
+      }
+    }
+    return String(decoding: UnsafeBufferPointer(start: s, count: n), as: UTF8.self)
   }
 
   /// Mask with the high bit set in every byte of `w` that is '"', '\\',
@@ -658,6 +705,32 @@ internal struct _JSONInput {
     }
   }
 
+  /// For a string starting at `start` (after its quote) that is ASCII with
+  /// no escapes or control characters and at most `_JSONKeyCache.maxCount`
+  /// bytes long: the index of its closing quote. Otherwise nil, and the
+  /// caller parses it the general way (which also reports any error).
+  @inline(__always)
+  func scanPlainKey(from start: Int) -> Int? {
+    var i = start
+    let limit = Swift.min(end, start &+ _JSONKeyCache.maxCount &+ 1)
+    while i &+ 8 <= limit {
+      let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+      let m = _JSONScanner.specialMask(w)
+      if m != 0 {
+        i &+= m.trailingZeroBitCount &>> 3
+        return p[i] == 0x22 ? i : nil
+      }
+      i &+= 8
+    }
+    while i < limit {
+      let c = p[i]
+      if c == 0x22 { return i }
+      if c == 0x5C || c < 0x20 || c >= 0x80 { return nil }
+      i &+= 1
+    }
+    return nil
+  }
+
   /// Length of the well-formed UTF-8 sequence starting at `i` (whose first
   /// byte is >= 0x80), or 0 if it is ill-formed (Unicode Table 3-7).
   @inline(__always)
@@ -809,5 +882,115 @@ internal struct _JSONInput {
   func errorNumber(_ what: String, at i: Int) -> JSONError {
     if i < end && p[i] >= 0x80 && utf8SequenceLength(at: i) == 0 { return errorUTF8(at: i) }
     return JSONError(message: "invalid JSON: \(what) at \(location(i))", offset: i)
+  }
+}
+
+// MARK: - Key cache
+
+/// Object keys and short string values recently made by the parser, so that
+/// the same string in the next document is a table lookup instead of a new
+/// String (JSON Lines input repeats the same few dozen keys, and many values,
+/// such as app ids and handles, on every line).
+///
+/// Two tables (keys; values), each two-way set associative, of ASCII
+/// strings of 0...`maxCount` bytes, indexed by the scanner's fingerprint. An entry matches when its length and
+/// fingerprint are equal and (for keys of 8 bytes or more, whose fingerprint
+/// is not exact) its bytes are equal too. There is one cache for the process:
+/// a parse takes it and puts it back, and a parse that finds it taken (another
+/// thread is parsing) does without.
+@usableFromInline
+internal struct _JSONKeyCache {
+  /// Slots 0..<512 hold keys, 512..<1536 values.
+  static let slots = 1536
+  static let maxCount = 32
+
+  struct Entry {
+    var fingerprint: UInt64
+    var count: Int  // 0: empty
+    var string: String
+  }
+
+  let entries: UnsafeMutablePointer<Entry>
+  /// `maxCount` bytes per entry: the key's bytes.
+  let bytes: UnsafeMutableRawPointer
+
+  /// The cache's address, or 0 while a parse holds it.
+  private static let shared = Atomic<Int>(Int(bitPattern: allocate()))
+
+  private static func allocate() -> UnsafeMutablePointer<Entry> {
+    // One block: the entries, then the bytes.
+    let entries = UnsafeMutableRawPointer.allocate(
+      byteCount: slots * (MemoryLayout<Entry>.stride + maxCount), alignment: MemoryLayout<Entry>.alignment
+    ).bindMemory(to: Entry.self, capacity: slots)
+    entries.initialize(repeating: Entry(fingerprint: 0, count: 0, string: ""), count: slots)
+    return entries
+  }
+
+  private init(_ entries: UnsafeMutablePointer<Entry>) {
+    self.entries = entries
+    self.bytes = UnsafeMutableRawPointer(entries + _JSONKeyCache.slots)
+  }
+
+  /// The cache, if no other parse is using it.
+  @inline(__always)
+  static func take() -> _JSONKeyCache? {
+    let address = shared.exchange(0, ordering: .acquiring)
+    guard let entries = UnsafeMutablePointer<Entry>(bitPattern: address) else { return nil }
+    return _JSONKeyCache(entries)
+  }
+
+  @inline(__always)
+  static func putBack(_ cache: _JSONKeyCache?) {
+    if let cache { shared.store(Int(bitPattern: cache.entries), ordering: .releasing) }
+  }
+
+  /// The string whose `n` bytes (ASCII, 0...maxCount of them) are at `s`.
+  @inline(__always)
+  func string(_ s: UnsafePointer<UInt8>, _ n: Int, fingerprint fp: UInt64, isKey: Bool) -> String {
+    // Two-way set associative: a string may sit in either slot of its pair, so
+    // two frequent ones that hash alike do not keep evicting each other.
+    let h = fp &* 0x9E37_79B9_7F4A_7C15
+    let first =
+      isKey
+      ? Int(truncatingIfNeeded: h &>> 55) & ~1  // 0..<512, even
+      : 512 &+ Int(truncatingIfNeeded: h &>> 54) & ~1  // 512..<1536, even
+    if let hit = lookup(first, s, n, fp) { return hit }
+    if let hit = lookup(first | 1, s, n, fp) { return hit }
+    // Miss: fill the first slot if it is free, else the second.
+    let slot = entries[first].count == 0 ? first : first | 1
+    let string = _JSONScanner.makeString(s, n)
+    let e = entries + slot
+    (bytes + slot &* _JSONKeyCache.maxCount).copyMemory(from: s, byteCount: n)
+    e.pointee.fingerprint = fp
+    e.pointee.count = n
+    e.pointee.string = string
+    return string
+  }
+
+  @inline(__always)
+  private func lookup(_ slot: Int, _ s: UnsafePointer<UInt8>, _ n: Int, _ fp: UInt64) -> String? {
+    let e = entries + slot
+    if e.pointee.count == n && e.pointee.fingerprint == fp
+      && (n < 8 || Self.sameBytes(bytes + slot &* _JSONKeyCache.maxCount, s, n))
+    {
+      return e.pointee.string
+    }
+    return nil
+  }
+
+  /// Whether the `n` (8...maxCount) bytes at `a` and `b` are equal.
+  @inline(__always)
+  static func sameBytes(_ a: UnsafeMutableRawPointer, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    let b = UnsafeRawPointer(b)
+    var k = 0
+    while k &+ 8 < n {
+      if a.loadUnaligned(fromByteOffset: k, as: UInt64.self) != b.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+        return false
+      }
+      k &+= 8
+    }
+    // The last 8 bytes (overlapping the previous word when n is not a multiple of 8).
+    return a.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+      == b.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
   }
 }

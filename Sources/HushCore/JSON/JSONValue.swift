@@ -210,6 +210,42 @@ public struct JSONObject: Sendable {
     }
   }
 
+  /// The value for `key`, like the subscript, but faster for the decoders'
+  /// literal keys: a member whose key differs in UTF-8 length is skipped
+  /// without a string comparison.
+  ///
+  /// Only for keys that are ASCII and contain none of `K`, `;` and `` ` ``.
+  /// `String` equality is canonical equivalence, and the only non-ASCII
+  /// characters canonically equivalent to ASCII ones are U+212A KELVIN SIGN
+  /// (K), U+037E GREEK QUESTION MARK (;) and U+1FEF GREEK VARIA (`); so a
+  /// string equal to such a key has exactly the key's bytes, and in
+  /// particular its UTF-8 length. (JSONTests checks this against the
+  /// standard library's tables.)
+  @inlinable @inline(__always)
+  internal subscript(plainKey key: String) -> JSONValue? {
+    assert(JSONObject._isPlainKey(key), "not a plain key: \(key)")
+    if let index = _index {
+      guard let i = index[key] else { return nil }
+      return _pairs[i].value
+    }
+    let n = key.utf8.count
+    return _pairs.withUnsafeBufferPointer { buf -> JSONValue? in
+      var i = 0
+      let count = buf.count
+      while i < count {
+        if buf[i].key.utf8.count == n && buf[i].key == key { return buf[i].value }
+        i &+= 1
+      }
+      return nil
+    }
+  }
+
+  /// Whether `key` may be used with `subscript(plainKey:)`.
+  @usableFromInline
+  internal static func _isPlainKey(_ key: String) -> Bool {
+    key.utf8.allSatisfy { $0 < 0x80 && $0 != 0x4B && $0 != 0x3B && $0 != 0x60 }
+  }
+
   @usableFromInline
   internal mutating func _append(_ key: String, _ value: JSONValue) {
     _pairs.append(_Pair(key: key, value: value))

@@ -186,6 +186,157 @@ public struct JSONWriter: Sendable {
   }
 }
 
+// MARK: - Measuring without writing
+
+extension JSONWriter {
+  /// The number of bytes `write(value)` would append, computed without
+  /// writing or allocating (apart from non-integral numbers, which are
+  /// measured through their `description`, exactly as `writeNumber` writes
+  /// them).
+  public static func byteCount(of value: JSONValue) -> Int {
+    withUnsafePointer(to: value) { byteCount(at: $0) }
+  }
+
+  private static let pairValueOffset = MemoryLayout<JSONObject._Pair>.offset(of: \JSONObject._Pair.value)!
+
+  /// Works through pointers into the arrays' storage, so that the walk does
+  /// not copy (retain and release) every value it visits.
+  private static func byteCount(at value: UnsafePointer<JSONValue>) -> Int {
+    switch value.pointee {
+    case .null:
+      return 4
+    case .bool(let b):
+      return b ? 4 : 5
+    case .number(let d):
+      return byteCount(ofNumber: d)
+    case .string(let s):
+      return byteCount(ofString: s)
+    case .array(let a):
+      // [ ] and a comma between elements.
+      return a.withUnsafeBufferPointer { elements -> Int in
+        var n = Swift.max(elements.count, 1) &+ 1
+        guard let base = elements.baseAddress else { return n }
+        for i in 0..<elements.count { n &+= byteCount(at: base + i) }
+        return n
+      }
+    case .object(let o):
+      // { } plus, per member, a colon and (between members) a comma.
+      return o._pairs.withUnsafeBufferPointer { pairs -> Int in
+        var n = pairs.isEmpty ? 2 : 2 &* pairs.count &+ 1
+        guard let base = pairs.baseAddress else { return n }
+        let valueOffset = pairValueOffset
+        for i in 0..<pairs.count {
+          n &+= byteCount(ofString: base[i].key)
+          n &+= byteCount(at: (UnsafeRawPointer(base + i) + valueOffset).assumingMemoryBound(to: JSONValue.self))
+        }
+        return n
+      }
+    }
+  }
+
+  /// The number of bytes `writeString(s)` would append (quotes included).
+  public static func byteCount(ofString s: String) -> Int {
+    let count = s.utf8.count
+    if let extra = s.utf8.withContiguousStorageIfAvailable({ escapeOverhead($0) }) {
+      return count &+ 2 &+ extra
+    }
+    var s = s
+    return count &+ 2 &+ s.withUTF8 { escapeOverhead($0) }
+  }
+
+  /// The number of bytes `writeNumber(d)` would append.
+  public static func byteCount(ofNumber d: Double) -> Int {
+    guard d.isFinite else { return 4 }
+    if d.magnitude <= 9_007_199_254_740_992 {
+      let i = Int(d)
+      if Double(i) == d { return byteCount(ofInt: i) }
+    }
+    return d.description.utf8.count
+  }
+
+  /// The number of bytes `writeInt(i)` would append.
+  public static func byteCount(ofInt i: Int) -> Int {
+    var n = i < 0 ? 2 : 1
+    var v = i.magnitude
+    while v >= 10 {
+      v /= 10
+      n &+= 1
+    }
+    return n
+  }
+
+  /// How many bytes escaping adds to `u`: 1 for `"` `\\` and the control
+  /// characters with a short escape, 5 for the other control characters.
+  /// Eight bytes at a time, the last (partial) word included.
+  @inline(__always)
+  private static func escapeOverhead(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = u.baseAddress else { return 0 }
+    let raw = UnsafeRawPointer(base)
+    let n = u.count
+    var extra = 0
+    var i = 0
+    while i &+ 8 <= n {
+      let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+      let m = exactEscapeMask(w)
+      if m != 0 { extra &+= overhead(m, w) }
+      i &+= 8
+    }
+    let rest = n &- i
+    if rest > 0 {
+      // The last `rest` (1...7) bytes in the low bytes of `w`, without
+      // reading outside `u`.
+      var w: UInt64
+      if n >= 8 {
+        w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)) &>> (64 &- 8 &* rest)
+      } else if rest >= 4 {
+        let lo = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+        let hi = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: rest &- 4, as: UInt32.self)))
+        w = lo | hi &<< (8 &* (rest &- 4))  // overlapping bytes are the same
+      } else {
+        w = UInt64(base[0]) | UInt64(base[rest &>> 1]) &<< (8 &* (rest &>> 1))
+          | UInt64(base[rest &- 1]) &<< (8 &* (rest &- 1))
+      }
+      // Fill the unused high bytes with 'A', which needs no escape.
+      w |= 0x4141_4141_4141_4141 &<< (8 &* rest)
+      let m = exactEscapeMask(w)
+      if m != 0 { extra &+= overhead(m, w) }
+    }
+    return extra
+  }
+
+  /// High bit set in exactly the bytes of `w` that are '"', '\\' or < 0x20
+  /// (no borrows between bytes, unlike `escapeMask`).
+  @inline(__always)
+  private static func exactEscapeMask(_ w: UInt64) -> UInt64 {
+    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let q = w ^ (ones &* 0x22)
+    let b = w ^ (ones &* 0x5C)
+    // A byte x is zero exactly when ((x & 0x7F) + 0x7F) | x has its high bit clear;
+    // below 0x20 exactly when ((x & 0x7F) + 0x60) | x has.
+    let isQuote = ((q & low7) &+ low7) | q
+    let isBackslash = ((b & low7) &+ low7) | b
+    let isControl = ((w & low7) &+ (ones &* 0x60)) | w
+    return ~(isQuote & isBackslash & isControl) & 0x8080_8080_8080_8080
+  }
+
+  /// The escaping overhead of the bytes of `w` flagged in `m`.
+  @inline(never)
+  private static func overhead(_ m: UInt64, _ w: UInt64) -> Int {
+    var m = m
+    var extra = 0
+    while m != 0 {
+      let c = UInt8(truncatingIfNeeded: w &>> UInt64(m.trailingZeroBitCount & ~7))
+      switch c {
+      case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: extra &+= 1
+      default: extra &+= 5
+      }
+      m &= m &- 1
+    }
+    return extra
+  }
+}
+
 extension JSONValue {
   /// Compact JSON text; object keys in `JSONObject` order.
   public func jsonString() -> String {
