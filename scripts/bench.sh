@@ -71,6 +71,11 @@ best_of() { # runs "$@" RUNS times; prints the run with the least CPU time
 echo "== hush eval --ephemeral, end to end, $LINES lines" >&2
 read -r EVAL_CPU EVAL_WALL EVAL_RSS <<< "$(best_of "$BIN" eval --ephemeral --policy "$POLICY" --context "$CONTEXT" "$STREAM")"
 
+echo "== the same with a state file (SQLite, the default without --ephemeral), one run" >&2
+rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+read -r SQL_CPU SQL_WALL SQL_RSS <<< "$(timed "$BIN" eval --state "$DATA/state.sqlite" --policy "$POLICY" --context "$CONTEXT" "$STREAM")"
+rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+
 echo "== anchor: python3 json.loads/json.dumps per line" >&2
 read -r PY_CPU PY_WALL PY_RSS <<< "$(best_of python3 benchmarks/anchor_json.py "$STREAM")"
 
@@ -91,6 +96,7 @@ lib = dict(l.strip().split("=", 1) for l in open(sys.argv[1]) if "=" in l)
 f = lambda k: float(lib[k]) if k in lib else float("nan")
 lines = $LINES
 eval_cpu, eval_wall, eval_rss = $EVAL_CPU, $EVAL_WALL, $EVAL_RSS
+sql_cpu, sql_wall, sql_rss = $SQL_CPU, $SQL_WALL, $SQL_RSS
 py_cpu, py_wall = $PY_CPU, $PY_WALL
 lua_rate = float("$LUA_RATE" or "nan")
 lua_rules_rate = float("$LUA_RULES_RATE" or "nan")
@@ -112,6 +118,8 @@ e_rate, p_rate = lines / eval_cpu, lines / py_cpu
 row(f"(3) hush eval end to end: lines/s (CPU; wall {lines / eval_wall:,.0f})", f"{e_rate:,.0f}", "", None)
 row(f"(7) Python json.loads+dumps floor: lines/s (CPU; wall {lines / py_wall:,.0f})", f"{p_rate:,.0f}", "", None)
 row("(3)/(7) hush eval vs Python floor", f"{e_rate / p_rate:.2f}x", ">= 4x", e_rate / p_rate >= 4)
+row(f"(3') hush eval with a state file (SQLite): lines/s (CPU; wall {lines / sql_wall:,.0f}); peak RSS",
+    f"{lines / sql_cpu:,.0f}; " + (f"{sql_rss / 1024:.0f} MB" if sql_rss else "n/a"), "", None)
 row(f"(4) hush eval peak RSS ({lines:,} lines)", f"{eval_rss / 1024:.0f} MB" if eval_rss else "n/a", "< 200 MB", eval_rss / 1024 < 200 if eval_rss else None)
 row("(4) hush bench peak RSS (the decoded stream held in memory)", f"{f('peak_rss_mb'):.0f} MB", "", None)
 first, last, growth = f("memory_rss_after_first_week_mb"), f("memory_rss_end_mb"), f("memory_rss_growth_mb")
