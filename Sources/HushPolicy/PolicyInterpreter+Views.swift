@@ -49,8 +49,8 @@ extension PolicyInterpreter {
                 lua.push("type"); lua.push(type); lua_rawset(L, -3)
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
-        case .headers: pushJSON(L, s.pointee.envelope.headers, depth: 0)
-        case .payload: pushJSON(L, s.pointee.envelope.payload, depth: 0)
+        case .headers: LazyJSON.push(L, s.pointee.envelope.headers)
+        case .payload: LazyJSON.push(L, s.pointee.envelope.payload)
         }
         return 1
     }
@@ -151,6 +151,139 @@ extension PolicyInterpreter {
         lua_rawset(L, -3)
         for (key, value) in [("group", c.group), ("conversation", c.conversation), ("service", c.service)] {
             if let value { lua.push(key); lua.push(value); lua_rawset(L, -3) }
+        }
+    }
+}
+
+/// `n.payload` and `n.headers` as lazy tables (see `hush_push_lazy`): a rule reads a key or two of
+/// a payload far more often than all of it, so each object or array becomes a table only as far as
+/// it is read. Anything that could tell it from the copy it stands for (pairs, next, #, a write,
+/// rawget, getmetatable, …) first fills it with what is left, as `pushJSON` built that copy, so
+/// rules see the same tables (at most 64 levels deep, JSON null as nil) as before.
+final class LazyJSON {
+    let object: JSONObject
+    let items: [JSONValue]
+    let isArray: Bool
+    /// Levels below the view's field (the payload itself is 0).
+    let depth: Int
+    /// The keys (objects) or positions (arrays) whose values were handed out: they are in the table.
+    var loadedKeys: Set<String> = []
+    var loadedPositions: Set<Int> = []
+
+    init(object: JSONObject, depth: Int) {
+        self.object = object
+        self.items = []
+        self.isArray = false
+        self.depth = depth
+    }
+
+    init(items: [JSONValue], depth: Int) {
+        self.object = JSONObject()
+        self.items = items
+        self.isArray = true
+        self.depth = depth
+    }
+
+    /// Pushes a whole object (a view's field, level 0).
+    static func push(_ L: OpaquePointer, _ object: JSONObject) {
+        if object.isEmpty {
+            lua_createtable(L, 0, 0)
+            return
+        }
+        let node = Unmanaged.passRetained(LazyJSON(object: object, depth: 0)).toOpaque()
+        LuaState.pushLazyTable(L, node: node, isArray: false, count: object.count)
+    }
+
+    /// Pushes a value `depth` levels below the view's field; returns false (pushing nil) for null,
+    /// and for an object or array 64 or more levels down, as `pushJSON` did.
+    @discardableResult
+    static func push(_ L: OpaquePointer, _ value: JSONValue, depth: Int) -> Bool {
+        switch value {
+        case .null:
+            lua_pushnil(L)
+            return false
+        case .bool(let b): lua_pushboolean(L, b ? 1 : 0)
+        case .number(let d):
+            if d.rounded() == d && abs(d) < 9e15 { lua_pushinteger(L, lua_Integer(d)) } else { lua_pushnumber(L, d) }
+        case .string(let s): pushString(L, s)
+        case .array(let items):
+            guard depth < 64 else { lua_pushnil(L); return false }
+            if items.isEmpty {
+                lua_createtable(L, 0, 0)
+            } else {
+                let node = Unmanaged.passRetained(LazyJSON(items: items, depth: depth)).toOpaque()
+                LuaState.pushLazyTable(L, node: node, isArray: true, count: items.count)
+            }
+        case .object(let object):
+            guard depth < 64 else { lua_pushnil(L); return false }
+            if object.isEmpty {
+                lua_createtable(L, 0, 0)
+            } else {
+                let node = Unmanaged.passRetained(LazyJSON(object: object, depth: depth)).toOpaque()
+                LuaState.pushLazyTable(L, node: node, isArray: false, count: object.count)
+            }
+        }
+        return true
+    }
+
+    @inline(__always)
+    static func pushString(_ L: OpaquePointer, _ string: String) {
+        var string = string
+        string.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// HUSH_LAZY_GET: the value under the key at stack index `key`, unless handed out before.
+    func get(_ L: OpaquePointer, key: Int32) -> Int32 {
+        let type = lua_type(L, key)
+        if isArray {
+            guard type == LUA_TNUMBER else { return 0 }
+            var exact: Int32 = 0
+            let i = lua_tointegerx(L, key, &exact)
+            guard exact != 0, i >= 1, i <= items.count, loadedPositions.insert(Int(i)).inserted else { return 0 }
+            return Self.push(L, items[Int(i) - 1], depth: depth + 1) ? 1 : 0
+        }
+        guard type == LUA_TSTRING else { return 0 }
+        var length = 0
+        guard let chars = lua_tolstring(L, key, &length) else { return 0 }
+        let name = chars.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        guard let value = object[name], loadedKeys.insert(name).inserted else { return 0 }
+        return Self.push(L, value, depth: depth + 1) ? 1 : 0
+    }
+
+    /// HUSH_LAZY_FILL: the entries not handed out yet into the table at `table`, in order, as
+    /// `pushJSON` set them.
+    func fill(_ L: OpaquePointer, table: Int32) {
+        guard lua_checkstack(L, 8) != 0 else { return }
+        if isArray {
+            for (i, item) in items.enumerated() where loadedPositions.isEmpty || !loadedPositions.contains(i + 1) {
+                Self.push(L, item, depth: depth + 1)
+                lua_rawseti(L, table, lua_Integer(i + 1))
+            }
+        } else {
+            for (key, item) in object where loadedKeys.isEmpty || !loadedKeys.contains(key) {
+                Self.pushString(L, key)
+                Self.push(L, item, depth: depth + 1)
+                lua_rawset(L, table)
+            }
+        }
+    }
+
+    static let callback: LuaState.LazyTableCallback = { node, L, op, _, a, _ in
+        guard let node, let L else { return 0 }
+        let unmanaged = Unmanaged<LazyJSON>.fromOpaque(node)
+        switch op {
+        case LuaState.lazyGet:
+            return unmanaged._withUnsafeGuaranteedRef { $0.get(L, key: a) }
+        case LuaState.lazyFill:
+            unmanaged._withUnsafeGuaranteedRef { $0.fill(L, table: a) }
+            return 0
+        default:
+            unmanaged.release()
+            return 0
         }
     }
 }

@@ -227,6 +227,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         guard type == LUA_TTABLE else {
             return .failure("a rule returns nil or a table of changes, got a \(String(cString: lua_typename(L, type)))")
         }
+        lua.settleLazyTable(at: -1) // (a rule returning n.payload itself) read as the table it is
         var changes = RuleChanges()
         var seen = 0
         lua_pushnil(L)
@@ -292,6 +293,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     // MARK: views
 
     private func setUpViews() {
+        lua.setLazyTableCallback(LazyJSON.callback)
         let nBase = lua.reserveFields(NotificationField.allCases.count, source: self)
         notificationBase = nBase
         pushFieldMap(NotificationField.allCases.map(\.rawValue))

@@ -167,6 +167,26 @@ public final class LuaState {
     /// Makes `callUntilResult` return after the function running now (from a host function).
     public func requestStop() { hush_request_stop(sandbox) }
 
+    // MARK: lazy tables
+
+    /// What serves lazy tables (see `hush_push_lazy` in LuaSandbox.h): `(node, L, op, depth, a, b)`.
+    public typealias LazyTableCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, Int32, Int32, Int32) -> Int32
+
+    public func setLazyTableCallback(_ callback: LazyTableCallback) { hush_sandbox_set_lazy_callback(sandbox, callback) }
+
+    /// Pushes a lazy table standing for `node` (retained by the caller for the table: the callback
+    /// gets `HUSH_LAZY_RELEASE` once the table no longer needs it). From a host function only.
+    public static func pushLazyTable(_ L: OpaquePointer, node: UnsafeMutableRawPointer, isArray: Bool, count: Int) {
+        hush_push_lazy(L, node, isArray ? 1 : 0, Int32(clamping: count))
+    }
+
+    public static let lazyGet: Int32 = Int32(HUSH_LAZY_GET)
+    public static let lazyFill: Int32 = Int32(HUSH_LAZY_FILL)
+    public static let lazyRelease: Int32 = Int32(HUSH_LAZY_RELEASE)
+
+    /// Makes the value at `index`, if it is a lazy table, the plain table it stands for.
+    public func settleLazyTable(at index: Int32) { hush_lazy_settle(L, index) }
+
     /// Forgets the cached fields of the view at `index` (see `pushView`).
     public func resetView(at index: Int32) { hush_view_reset(L, index) }
 
@@ -345,6 +365,7 @@ public final class LuaState {
             guard depth > 0, let pointer = lua_topointer(L, index), seen.insert(pointer).inserted else {
                 return .other("table")
             }
+            hush_lazy_settle(L, index) // a lazy table is read as the table it stands for
             defer { seen.remove(pointer) }
             // Each level holds a key and a value on the stack while reading the next one (a
             // function value takes two more).
