@@ -49,8 +49,8 @@ extension PolicyInterpreter {
                 lua.push("type"); lua.push(type); lua_rawset(L, -3)
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
-        case .headers: LazyJSON.push(L, s.pointee.envelope.headers)
-        case .payload: LazyJSON.push(L, s.pointee.envelope.payload)
+        case .headers: pushLazy(L, s.pointee.envelope.headers)
+        case .payload: pushLazy(L, s.pointee.envelope.payload)
         }
         return 1
     }
@@ -76,6 +76,41 @@ extension PolicyInterpreter {
             }
         }
         return 1
+    }
+
+    /// A view's JSON field as a lazy table. Its node keeps the JSON tree alive; a tree whose tables
+    /// a policy keeps (found still alive after collections that would have freed them) is counted
+    /// against the memory cap from then on, as its tables would have been (see `countKeptTrees`).
+    func pushLazy(_ L: OpaquePointer, _ object: JSONObject) {
+        guard let root = LazyJSON.push(L, object) else { return }
+        lazyRoots.append((root, lua.collections))
+    }
+
+    /// Called before each run of the rules; does something only after a collection has finished.
+    /// A tree is kept once it is still alive three collections after it was made (the first may
+    /// have started while the rules still had it, and finalizers run after their collection ends).
+    func countKeptTrees() {
+        let collections = lua.collections
+        guard collections != lazyRootsCheckedAt, !lazyRoots.isEmpty else {
+            if lazyRoots.count >= 4096 {
+                // Collections come from Lua's own allocations, which lazy tables keep small: step
+                // as building the tables would have made it.
+                _ = clua_gc(lua.L, LUA_GCSTEP, 64)
+            }
+            return
+        }
+        lazyRootsCheckedAt = collections
+        var kept = 0
+        for i in lazyRoots.indices {
+            if isKnownUniquelyReferenced(&lazyRoots[i].node) { continue } // its tables are gone
+            if lazyRoots[i].madeAt + 3 <= collections {
+                lazyRoots[i].node.count(against: lua.memoryAccount)
+                continue
+            }
+            lazyRoots.swapAt(i, kept)
+            kept += 1
+        }
+        lazyRoots.removeSubrange(kept...)
     }
 
     func pushNumber(_ L: OpaquePointer, _ d: Double) {
@@ -166,38 +201,83 @@ final class LazyJSON {
     let isArray: Bool
     /// Levels below the view's field (the payload itself is 0).
     let depth: Int
+    /// The view field's node, which every node of its tree keeps alive: it holds the whole tree,
+    /// and counts it against the memory cap until the last of them is gone.
+    let root: LazyJSON?
     /// The keys (objects) or positions (arrays) whose values were handed out: they are in the table.
     var loadedKeys: Set<String> = []
     var loadedPositions: Set<Int> = []
+    /// For the root: the memory counted for the tree (as Lua tables it would be about this big).
+    private var account: OpaquePointer?
+    private var accountedBytes = 0
 
-    init(object: JSONObject, depth: Int) {
+    init(object: JSONObject, depth: Int, root: LazyJSON?) {
         self.object = object
         self.items = []
         self.isArray = false
         self.depth = depth
+        self.root = root
     }
 
-    init(items: [JSONValue], depth: Int) {
+    init(items: [JSONValue], depth: Int, root: LazyJSON?) {
         self.object = JSONObject()
         self.items = items
         self.isArray = true
         self.depth = depth
+        self.root = root
     }
 
-    /// Pushes a whole object (a view's field, level 0).
-    static func push(_ L: OpaquePointer, _ object: JSONObject) {
+    deinit {
+        if let account { LuaState.account(account, bytes: -accountedBytes) }
+    }
+
+    /// Pushes a whole object (a view's field, level 0); returns its node (nil for an empty one).
+    static func push(_ L: OpaquePointer, _ object: JSONObject) -> LazyJSON? {
         if object.isEmpty {
             lua_createtable(L, 0, 0)
-            return
+            return nil
         }
-        let node = Unmanaged.passRetained(LazyJSON(object: object, depth: 0)).toOpaque()
-        LuaState.pushLazyTable(L, node: node, isArray: false, count: object.count)
+        let node = LazyJSON(object: object, depth: 0, root: nil)
+        LuaState.pushLazyTable(L, node: Unmanaged.passRetained(node).toOpaque(), isArray: false, count: object.count)
+        return node
+    }
+
+    /// Counts the tree (as tables it would be about this big) against the memory cap of `account`
+    /// until this node is gone.
+    func count(against account: OpaquePointer) {
+        guard self.account == nil else { return }
+        let bytes = Self.estimate(object, depth: 0)
+        self.account = account
+        accountedBytes = bytes
+        LuaState.account(account, bytes: bytes)
+    }
+
+    /// About the memory `pushJSON` would have built for an object `depth` levels down.
+    static func estimate(_ object: JSONObject, depth: Int) -> Int {
+        var bytes = 56 + 40 * object.count
+        for (key, value) in object { bytes += 25 + key.utf8.count + estimate(value, depth: depth + 1) }
+        return bytes
+    }
+
+    static func estimate(_ value: JSONValue, depth: Int) -> Int {
+        switch value {
+        case .string(let s): return 25 + s.utf8.count
+        case .array(let items):
+            guard depth < 64 else { return 0 }
+            var bytes = 56 + 16 * items.count
+            for item in items { bytes += estimate(item, depth: depth + 1) }
+            return bytes
+        case .object(let object):
+            guard depth < 64 else { return 0 }
+            return estimate(object, depth: depth)
+        default: return 0
+        }
     }
 
     /// Pushes a value `depth` levels below the view's field; returns false (pushing nil) for null,
     /// and for an object or array 64 or more levels down, as `pushJSON` did.
     @discardableResult
-    static func push(_ L: OpaquePointer, _ value: JSONValue, depth: Int) -> Bool {
+    static func push(_ L: OpaquePointer, _ value: JSONValue, depth: Int, root: LazyJSON) -> Bool {
         switch value {
         case .null:
             lua_pushnil(L)
@@ -211,7 +291,7 @@ final class LazyJSON {
             if items.isEmpty {
                 lua_createtable(L, 0, 0)
             } else {
-                let node = Unmanaged.passRetained(LazyJSON(items: items, depth: depth)).toOpaque()
+                let node = Unmanaged.passRetained(LazyJSON(items: items, depth: depth, root: root)).toOpaque()
                 LuaState.pushLazyTable(L, node: node, isArray: true, count: items.count)
             }
         case .object(let object):
@@ -219,7 +299,7 @@ final class LazyJSON {
             if object.isEmpty {
                 lua_createtable(L, 0, 0)
             } else {
-                let node = Unmanaged.passRetained(LazyJSON(object: object, depth: depth)).toOpaque()
+                let node = Unmanaged.passRetained(LazyJSON(object: object, depth: depth, root: root)).toOpaque()
                 LuaState.pushLazyTable(L, node: node, isArray: false, count: object.count)
             }
         }
@@ -242,7 +322,7 @@ final class LazyJSON {
             var exact: Int32 = 0
             let i = lua_tointegerx(L, key, &exact)
             guard exact != 0, i >= 1, i <= items.count, loadedPositions.insert(Int(i)).inserted else { return 0 }
-            return Self.push(L, items[Int(i) - 1], depth: depth + 1) ? 1 : 0
+            return Self.push(L, items[Int(i) - 1], depth: depth + 1, root: root ?? self) ? 1 : 0
         }
         guard type == LUA_TSTRING else { return 0 }
         var length = 0
@@ -251,7 +331,7 @@ final class LazyJSON {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
         }
         guard let value = object[name], loadedKeys.insert(name).inserted else { return 0 }
-        return Self.push(L, value, depth: depth + 1) ? 1 : 0
+        return Self.push(L, value, depth: depth + 1, root: root ?? self) ? 1 : 0
     }
 
     /// HUSH_LAZY_FILL: the entries not handed out yet into the table at `table`, in order, as
@@ -260,13 +340,13 @@ final class LazyJSON {
         guard lua_checkstack(L, 8) != 0 else { return }
         if isArray {
             for (i, item) in items.enumerated() where loadedPositions.isEmpty || !loadedPositions.contains(i + 1) {
-                Self.push(L, item, depth: depth + 1)
+                Self.push(L, item, depth: depth + 1, root: root ?? self)
                 lua_rawseti(L, table, lua_Integer(i + 1))
             }
         } else {
             for (key, item) in object where loadedKeys.isEmpty || !loadedKeys.contains(key) {
                 Self.pushString(L, key)
-                Self.push(L, item, depth: depth + 1)
+                Self.push(L, item, depth: depth + 1, root: root ?? self)
                 lua_rawset(L, table)
             }
         }

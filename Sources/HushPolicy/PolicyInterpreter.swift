@@ -21,6 +21,10 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     @exclusivity(unchecked) var currentSubject: UnsafeMutablePointer<RuleSubject>?
     @exclusivity(unchecked) var currentContext: RuleContext?
     @exclusivity(unchecked) var notes: [String] = []
+    /// The trees of the lazy tables made for views (payload, headers) not known to be gone or
+    /// kept yet, with `lua.collections` when each was made (see `countKeptTrees`).
+    var lazyRoots: [(node: LazyJSON, madeAt: Int)] = []
+    var lazyRootsCheckedAt = 0
 
     /// Loads the sources in order. Throws every problem found, with `file:line`.
     public init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
@@ -142,6 +146,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     public func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport] {
         let rules = policy.rules
         guard !rules.isEmpty else { return [] }
+        countKeptTrees()
         currentContext = context
         defer { currentContext = nil }
         return withUnsafeMutablePointer(to: &subject) { subject in

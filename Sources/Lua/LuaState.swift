@@ -180,6 +180,19 @@ public final class LuaState {
         hush_push_lazy(L, node, isArray ? 1 : 0, Int32(clamping: count))
     }
 
+    /// What `account` counts memory against: this interpreter's cap.
+    public var memoryAccount: OpaquePointer { sandbox }
+
+    /// Counts host memory that Lua values keep alive (a lazy table's node) against the memory cap of
+    /// `account` as if Lua held it, or gives it back (negative `bytes`).
+    public static func account(_ account: OpaquePointer, bytes: Int) { hush_sandbox_account(account, bytes) }
+
+    /// Of `memoryInUse`, what `account` counts now.
+    public var accountedMemory: Int { Int(hush_sandbox_external_bytes(sandbox)) }
+
+    /// How many garbage collections have finished.
+    public var collections: Int { Int(hush_sandbox_gc_cycles(sandbox)) }
+
     public static let lazyGet: Int32 = Int32(HUSH_LAZY_GET)
     public static let lazyFill: Int32 = Int32(HUSH_LAZY_FILL)
     public static let lazyRelease: Int32 = Int32(HUSH_LAZY_RELEASE)

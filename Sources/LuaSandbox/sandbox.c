@@ -19,6 +19,9 @@ struct hush_sandbox {
     void *context;
 
     size_t memory_in_use;
+    size_t external_bytes;       // of memory_in_use, what hush_sandbox_account counted
+    int64_t gc_cycles;           // collections finished (a sentinel's finalizer counts them)
+    int closing;
     int enforce_memory;          // only while Lua code runs: host pushes never fail on the cap
     int alloc_failed;            // an allocation was refused in this window (Lua may have
                                  // collected garbage and retried it successfully)
@@ -658,7 +661,35 @@ static int sandbox_getmetatable(lua_State *L) {
     return 1;
 }
 
+static const char gc_sentinel_key = 0;
+
+/// The finalizer of a garbage table made for it: each collection that finishes runs it once, and it
+/// makes the next one.
+static int gc_sentinel(lua_State *L) {
+    hush_sandbox *S = sandbox_of(L);
+    S->gc_cycles++;
+    if (!S->closing) {
+        lua_createtable(L, 0, 0);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &gc_sentinel_key);
+        lua_setmetatable(L, -2);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+int64_t hush_sandbox_gc_cycles(hush_sandbox *S) { return S->gc_cycles; }
+
 static void open_lazy(lua_State *L, hush_sandbox *S) {
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, gc_sentinel);
+    lua_setfield(L, -2, "__gc");
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &gc_sentinel_key);
+    lua_createtable(L, 0, 0);
+    lua_insert(L, -2);
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
+
     lua_createtable(L, 0, 5);
     lua_pushcfunction(L, lazy_gc);
     lua_setfield(L, -2, "__gc");
@@ -902,6 +933,7 @@ hush_sandbox *hush_sandbox_new(hush_limits limits, hush_host_callback callback, 
 void hush_sandbox_free(hush_sandbox *S) {
     if (S == NULL) return;
     unregister_sandbox(S);
+    S->closing = 1;
     lua_close(S->L);
     pthread_mutex_destroy(&S->hook_lock);
     free(S);
@@ -912,6 +944,13 @@ lua_State *hush_sandbox_state(hush_sandbox *S) { return S->L; }
 void hush_sandbox_set_limits(hush_sandbox *S, hush_limits limits) { S->limits = limits; }
 
 size_t hush_sandbox_memory_in_use(hush_sandbox *S) { return S->memory_in_use; }
+
+void hush_sandbox_account(hush_sandbox *S, ptrdiff_t bytes) {
+    S->memory_in_use += (size_t)bytes;
+    S->external_bytes += (size_t)bytes;
+}
+
+size_t hush_sandbox_external_bytes(hush_sandbox *S) { return S->external_bytes; }
 
 // MARK: for tests only
 

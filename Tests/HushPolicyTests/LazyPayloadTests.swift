@@ -1,5 +1,6 @@
 import HushCore
 import HushPolicy
+import Lua
 import XCTest
 
 private struct NoState: StateReading {
@@ -151,5 +152,32 @@ final class LazyPayloadTests: XCTestCase {
             """)])
         let (_, reports) = try run(policy)
         XCTAssertTrue(reports[0].error?.contains("read-only") == true, reports[0].error ?? "")
+    }
+
+    /// A policy keeping every payload's lazy table keeps the payloads alive outside Lua: they count
+    /// against the memory cap as the tables would have, so it still runs out of memory.
+    func testKeptPayloadsCountAgainstTheMemoryCap() throws {
+        let text = String(repeating: "x", count: 200)
+        let items = (0..<18).map { #""\#(text)\#($0)""# }.joined(separator: ",")
+        let line = #"{"app":"a","id":"big","payload":{"aps":{},"items":[\#(items)]}}"#
+        func errors(keeping: Bool) throws -> Int {
+            let policy = try PolicyInterpreter(sources: [PolicySource(name: "keep.lua", text: """
+                local kept = {}
+                rule("keep", function(n, ctx)
+                  local p = n.payload
+                  if \(keeping) then kept[#kept + 1] = p end
+                  local garbage = {}
+                  for i = 1, 200 do garbage[i] = { i } end -- collections happen
+                end)
+                """)], limits: LuaLimits(memoryBytes: 4 << 20))
+            var errors = 0
+            for _ in 0..<3000 {
+                let (_, reports) = try run(policy, line)
+                if reports.first?.error != nil { errors += 1 }
+            }
+            return errors
+        }
+        XCTAssertEqual(try errors(keeping: false), 0)
+        XCTAssertGreaterThan(try errors(keeping: true), 0, "3000 payloads of nearly 4 KiB do not fit in 4 MiB")
     }
 }

@@ -37,6 +37,13 @@ void hush_sandbox_free(hush_sandbox *sandbox);
 lua_State *hush_sandbox_state(hush_sandbox *sandbox);
 void hush_sandbox_set_limits(hush_sandbox *sandbox, hush_limits limits);
 size_t hush_sandbox_memory_in_use(hush_sandbox *sandbox);
+/// Counts `bytes` (or gives them back, when negative) against the memory cap as if Lua held them:
+/// host memory that Lua values keep alive (lazy tables' nodes).
+void hush_sandbox_account(hush_sandbox *sandbox, ptrdiff_t bytes);
+/// What `hush_sandbox_account` counts now.
+size_t hush_sandbox_external_bytes(hush_sandbox *sandbox);
+/// How many garbage collections have finished (their finalizers may still be running).
+int64_t hush_sandbox_gc_cycles(hush_sandbox *sandbox);
 
 /// Outcome of a protected call beyond Lua's own status.
 enum {
