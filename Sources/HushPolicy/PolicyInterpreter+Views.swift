@@ -24,7 +24,7 @@ extension PolicyInterpreter {
         case .id: lua.push(s.pointee.envelope.id)
         case .app: lua.push(s.pointee.envelope.app)
         case .user: lua.push(s.pointee.envelope.user)
-        case .date: pushNumber(L, s.pointee.envelope.date ?? currentContext?.now ?? 0)
+        case .date: pushNumber(L, s.pointee.envelope.date ?? currentContextPointer?.pointee.now ?? 0)
         // Text fields read as "" when absent, so string methods work without a nil check.
         case .title: lua.push(s.pointee.envelope.title ?? "")
         case .subtitle: lua.push(s.pointee.envelope.subtitle ?? "")
@@ -56,16 +56,17 @@ extension PolicyInterpreter {
     }
 
     func pushContextField(_ L: OpaquePointer, _ field: ContextField) -> Int32 {
-        guard let context = currentContext else { lua_pushnil(L); return 1 }
+        // Read where the context is, rather than from a copy of it.
+        guard let context = currentContextPointer else { lua_pushnil(L); return 1 }
         switch field {
-        case .now: pushNumber(L, context.now)
-        case .focus: pushOptional(L, context.focus)
-        case .locked: lua_pushboolean(L, context.locked ? 1 : 0)
-        case .ringer: lua.push(context.ringer.rawValue)
-        case .audio: lua.push(context.audio.rawValue)
-        case .user: lua.push(context.user)
+        case .now: pushNumber(L, context.pointee.now)
+        case .focus: pushOptional(L, context.pointee.focus)
+        case .locked: lua_pushboolean(L, context.pointee.locked ? 1 : 0)
+        case .ringer: lua.push(context.pointee.ringer.rawValue)
+        case .audio: lua.push(context.pointee.audio.rawValue)
+        case .user: lua.push(context.pointee.user)
         case .time:
-            let local = context.local
+            let local = context.pointee.local
             let date = local.date
             lua_createtable(L, 0, 7)
             for (key, value) in [("year", date.year), ("month", date.month), ("day", date.day), ("hour", local.hour),
@@ -161,7 +162,7 @@ extension PolicyInterpreter {
     func pushPerson(_ L: OpaquePointer, _ person: Person) {
         lua_createtable(L, 0, 4)
         if let handle = person.handle { lua.push("handle"); lua.push(handle); lua_rawset(L, -3) }
-        let name = currentContext?.directory.displayName(of: person) ?? person.name
+        let name = currentContextPointer?.pointee.directory.displayName(of: person) ?? person.name
         if let name { lua.push("name"); lua.push(name); lua_rawset(L, -3) }
         if let contact = person.contact { lua.push("contact"); lua.push(contact); lua_rawset(L, -3) }
         lua.push("aliases")

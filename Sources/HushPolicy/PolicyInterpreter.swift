@@ -19,7 +19,9 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     // exclusivity checks of these hot properties are left out.
     /// The subject of the rules running now, where `runRules` was given it (no copy).
     @exclusivity(unchecked) var currentSubject: UnsafeMutablePointer<RuleSubject>?
-    @exclusivity(unchecked) var currentContext: RuleContext?
+    /// The context of the rules running now, where `runRules` was given it (no copy).
+    @exclusivity(unchecked) var currentContextPointer: UnsafePointer<RuleContext>?
+    var currentContext: RuleContext? { currentContextPointer?.pointee }
     @exclusivity(unchecked) var notes: [String] = []
     /// The trees of the lazy tables made for views (payload, headers) not known to be gone or
     /// kept yet, with `lua.collections` when each was made (see `countKeptTrees`).
@@ -147,12 +149,14 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         let rules = policy.rules
         guard !rules.isEmpty else { return [] }
         countKeptTrees()
-        currentContext = context
-        defer { currentContext = nil }
-        return withUnsafeMutablePointer(to: &subject) { subject in
-            currentSubject = subject
-            defer { currentSubject = nil }
-            return runRules(rules, subject: subject)
+        return withUnsafePointer(to: context) { context in
+            currentContextPointer = context
+            defer { currentContextPointer = nil }
+            return withUnsafeMutablePointer(to: &subject) { subject in
+                currentSubject = subject
+                defer { currentSubject = nil }
+                return runRules(rules, subject: subject)
+            }
         }
     }
 
@@ -299,6 +303,8 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
 
     private func setUpViews() {
         lua.setLazyTableCallback(LazyJSON.callback)
+        // The interpreter owns `lua`, so it outlives every read.
+        lua.setFieldCallback(Self.fieldCallback, context: Unmanaged.passUnretained(self).toOpaque())
         let nBase = lua.reserveFields(NotificationField.allCases.count, source: self)
         notificationBase = nBase
         pushFieldMap(NotificationField.allCases.map(\.rawValue))
@@ -320,6 +326,13 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     static let notificationFields = NotificationField.allCases
     static let contextFields = ContextField.allCases
 
+    /// Views' reads come here straight from C: no existential, no retain.
+    static let fieldCallback: LuaState.FieldCallback = { context, L, id in
+        guard let context, let L else { return 0 }
+        return Unmanaged<PolicyInterpreter>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.pushField(L, id: id) }
+    }
+
+    @inline(__always)
     public func pushField(_ L: OpaquePointer, id: Int32) -> Int32 {
         let n = Int(id - notificationBase)
         if n >= 0 && n < Self.notificationFields.count { return pushNotificationField(L, Self.notificationFields[n]) }

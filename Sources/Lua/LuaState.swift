@@ -75,6 +75,15 @@ public final class LuaState {
         return base
     }
 
+    /// Serves views' fields directly: `(context, L, id)` with the ids `reserveFields` gave, pushing
+    /// one value (returning 1) or returning 0 for nil, as `LuaFieldSource.pushField`. `context` is
+    /// not retained: it must outlive this interpreter's use of it.
+    public typealias FieldCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32) -> Int32
+
+    public func setFieldCallback(_ callback: FieldCallback, context: UnsafeMutableRawPointer) {
+        hush_sandbox_set_field_callback(sandbox, callback, context)
+    }
+
     @exclusivity(unchecked) private unowned(unsafe) var fieldSource: (any LuaFieldSource)?
     @exclusivity(unchecked) private var fieldRanges: [Range<Int32>] = []
 

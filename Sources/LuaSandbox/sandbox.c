@@ -17,6 +17,8 @@ struct hush_sandbox {
     hush_limits limits;
     hush_host_callback callback;
     void *context;
+    hush_host_callback field_callback; // views' fields, when set (else `callback`)
+    void *field_context;
 
     size_t memory_in_use;
     size_t external_bytes;       // of memory_in_use, what hush_sandbox_account counted
@@ -287,6 +289,11 @@ static int host_trampoline(lua_State *L) {
     return n;
 }
 
+void hush_sandbox_set_field_callback(hush_sandbox *S, hush_host_callback callback, void *context) {
+    S->field_callback = callback;
+    S->field_context = context;
+}
+
 void hush_push_host_function(lua_State *L, int function_id) {
     lua_pushinteger(L, function_id);
     lua_pushcclosure(L, host_trampoline, 1);
@@ -312,7 +319,8 @@ static int view_load(lua_State *L) {
     int top = lua_gettop(L);
     int saved = S->enforce_memory;
     S->enforce_memory = 0; // Swift's pushes must not fail, nor the cache's one entry per field
-    int n = S->callback(S->context, L, V->base_id + field);
+    int n = S->field_callback ? S->field_callback(S->field_context, L, V->base_id + field)
+                              : S->callback(S->context, L, V->base_id + field);
     if (n > 0 && field >= 0 && field < 64 && !lua_isnil(L, -1)) {
         lua_settop(L, top + 1);
         lua_pushvalue(L, 2);

@@ -72,6 +72,10 @@ int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const
 /// Pushes a C closure that calls the host callback with `function_id`.
 void hush_push_host_function(lua_State *L, int function_id);
 
+/// Serves views' fields with `callback(context, L, base_id + field)` rather than the sandbox's
+/// callback (a direct path for the reads every rule makes); NULL: the sandbox's callback again.
+void hush_sandbox_set_field_callback(hush_sandbox *sandbox, hush_host_callback callback, void *context);
+
 /// Pushes a read-only view: a userdata whose fields are read through the host callback. `map_index`
 /// is a table mapping field names to integer ids (0 to 63); a lookup calls back with id
 /// `base_id + field id`; unknown fields read as nil. `name` is what tostring() shows. A field read
