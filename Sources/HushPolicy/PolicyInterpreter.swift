@@ -9,6 +9,8 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     public let sources: [PolicySource]
     let lua: LuaState
     private var ruleReferences: [Int32] = []
+    /// A report per rule that returned nothing, in order.
+    private var blankReports: [RuleReport] = []
     private var notificationView: Int32 = LUA_NOREF
     private var contextView: Int32 = LUA_NOREF
 
@@ -107,6 +109,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         guard builder.problems.problems.isEmpty else { throw PolicyLoadError(problems: builder.problems.problems) }
         self.policy = builder.policy
         self.ruleReferences = builder.ruleFunctions.map(\.reference)
+        self.blankReports = policy.rules.map { RuleReport(rule: $0) }
         setUpViews()
         lua.printHandler = { [unowned self] line in
             // Like hush.note: 100 lines of 1000 characters per rule (a loop of prints would
@@ -161,8 +164,8 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     }
 
     private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) -> [RuleReport] {
-        var reports: [RuleReport] = []
-        reports.reserveCapacity(rules.count)
+        // Most runs change nothing: the reports are then the blank ones, shared (no copy).
+        var reports = rules.count == blankReports.count ? blankReports : rules.map { RuleReport(rule: $0) }
         let top = lua.top
         // The views, below the rules' calls; what they cached for the last notification is gone.
         lua.pushReference(notificationView)
@@ -181,7 +184,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         while next < rules.count {
             notes.removeAll(keepingCapacity: true)
             let (index, error, exhaustedBefore) = lua.callUntilResult(ruleReferences, from: next, arguments: n, ctx)
-            for i in next..<min(index, rules.count) { reports.append(RuleReport(rule: rules[i])) }
+            // (The rules before `index` returned nil: their blank reports stand.)
             guard index < rules.count else { break }
             let info = rules[index]
             var report = RuleReport(rule: info)
@@ -211,7 +214,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
             }
             lua.top = ctx
             report.notes = notes
-            reports.append(report)
+            reports[index] = report
             next = index + 1
         }
         return reports
