@@ -30,6 +30,12 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     var lazyRoots: [(node: LazyJSON, madeAt: Int)] = []
     var lazyRootsCheckedAt = 0
 
+    deinit {
+        // A tree gives back what was counted for it when it goes, to `lua`'s sandbox: let these go
+        // while it is still there (stored properties are destroyed after this, `lua` first).
+        lazyRoots.removeAll()
+    }
+
     /// Loads the sources in order. Throws every problem found, with `file:line`.
     public init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
         self.sources = sources
