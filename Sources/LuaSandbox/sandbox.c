@@ -587,6 +587,10 @@ static int lazy_index(lua_State *L) {
 /// __newindex: the table becomes the plain table it stands for, then takes the write.
 static int lazy_newindex(lua_State *L) {
     lazy_settle_table(L, 1);
+    // Raised here, Lua's own messages would lose the rule's place (this frame is C).
+    if (lua_isnil(L, 2)) return luaL_error(L, "table index is nil");
+    if (lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2) && lua_tonumber(L, 2) != lua_tonumber(L, 2))
+        return luaL_error(L, "table index is NaN");
     lua_settop(L, 3);
     lua_settable(L, 1);
     return 0;

@@ -146,6 +146,22 @@ final class LazyPayloadTests: XCTestCase {
         XCTAssertNotNil(reports[1].error, "the payload's keys are not changes")
     }
 
+    func testABadKeyFailsAtTheRulesLine() throws {
+        let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
+            rule("nil key", function(n, ctx)
+              local p = n.payload
+              p[nil] = 1
+            end)
+            rule("NaN key", function(n, ctx)
+              local p = n.payload.aps
+
+              p[0/0] = 1
+            end)
+            """)])
+        let (_, reports) = try run(policy)
+        XCTAssertEqual(reports.map(\.error), ["lazy.lua:3: table index is nil", "lazy.lua:8: table index is NaN"])
+    }
+
     func testWritesToTheViewsStillFail() throws {
         let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
             rule("write", function(n, ctx) n.payload = {} end)
