@@ -9,6 +9,8 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     public let sources: [PolicySource]
     let lua: LuaState
     private var ruleReferences: [Int32] = []
+    /// A report per rule that returned nothing, in order.
+    private var blankReports: [RuleReport] = []
     private var notificationView: Int32 = LUA_NOREF
     private var contextView: Int32 = LUA_NOREF
 
@@ -19,8 +21,20 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     // exclusivity checks of these hot properties are left out.
     /// The subject of the rules running now, where `runRules` was given it (no copy).
     @exclusivity(unchecked) var currentSubject: UnsafeMutablePointer<RuleSubject>?
-    @exclusivity(unchecked) var currentContext: RuleContext?
+    /// The context of the rules running now, where `runRules` was given it (no copy).
+    @exclusivity(unchecked) var currentContextPointer: UnsafePointer<RuleContext>?
+    var currentContext: RuleContext? { currentContextPointer?.pointee }
     @exclusivity(unchecked) var notes: [String] = []
+    /// The trees of the lazy tables made for views (payload, headers) not known to be gone or
+    /// kept yet, with `lua.collections` when each was made (see `countKeptTrees`).
+    var lazyRoots: [(node: LazyJSON, madeAt: Int)] = []
+    var lazyRootsCheckedAt = 0
+
+    deinit {
+        // A tree gives back what was counted for it when it goes, to `lua`'s sandbox: let these go
+        // while it is still there (stored properties are destroyed after this, `lua` first).
+        lazyRoots.removeAll()
+    }
 
     /// Loads the sources in order. Throws every problem found, with `file:line`.
     public init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
@@ -101,6 +115,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         guard builder.problems.problems.isEmpty else { throw PolicyLoadError(problems: builder.problems.problems) }
         self.policy = builder.policy
         self.ruleReferences = builder.ruleFunctions.map(\.reference)
+        self.blankReports = policy.rules.map { RuleReport(rule: $0) }
         setUpViews()
         lua.printHandler = { [unowned self] line in
             // Like hush.note: 100 lines of 1000 characters per rule (a loop of prints would
@@ -142,18 +157,21 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     public func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport] {
         let rules = policy.rules
         guard !rules.isEmpty else { return [] }
-        currentContext = context
-        defer { currentContext = nil }
-        return withUnsafeMutablePointer(to: &subject) { subject in
-            currentSubject = subject
-            defer { currentSubject = nil }
-            return runRules(rules, subject: subject)
+        countKeptTrees()
+        return withUnsafePointer(to: context) { context in
+            currentContextPointer = context
+            defer { currentContextPointer = nil }
+            return withUnsafeMutablePointer(to: &subject) { subject in
+                currentSubject = subject
+                defer { currentSubject = nil }
+                return runRules(rules, subject: subject)
+            }
         }
     }
 
     private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) -> [RuleReport] {
-        var reports: [RuleReport] = []
-        reports.reserveCapacity(rules.count)
+        // Most runs change nothing: the reports are then the blank ones, shared (no copy).
+        var reports = rules.count == blankReports.count ? blankReports : rules.map { RuleReport(rule: $0) }
         let top = lua.top
         // The views, below the rules' calls; what they cached for the last notification is gone.
         lua.pushReference(notificationView)
@@ -172,7 +190,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         while next < rules.count {
             notes.removeAll(keepingCapacity: true)
             let (index, error, exhaustedBefore) = lua.callUntilResult(ruleReferences, from: next, arguments: n, ctx)
-            for i in next..<min(index, rules.count) { reports.append(RuleReport(rule: rules[i])) }
+            // (The rules before `index` returned nil: their blank reports stand.)
             guard index < rules.count else { break }
             let info = rules[index]
             var report = RuleReport(rule: info)
@@ -202,7 +220,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
             }
             lua.top = ctx
             report.notes = notes
-            reports.append(report)
+            reports[index] = report
             next = index + 1
         }
         return reports
@@ -227,6 +245,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
         guard type == LUA_TTABLE else {
             return .failure("a rule returns nil or a table of changes, got a \(String(cString: lua_typename(L, type)))")
         }
+        lua.settleLazyTable(at: -1) // (a rule returning n.payload itself) read as the table it is
         var changes = RuleChanges()
         var seen = 0
         lua_pushnil(L)
@@ -292,6 +311,9 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     // MARK: views
 
     private func setUpViews() {
+        lua.setLazyTableCallback(LazyJSON.callback)
+        // The interpreter owns `lua`, so it outlives every read.
+        lua.setFieldCallback(Self.fieldCallback, context: Unmanaged.passUnretained(self).toOpaque())
         let nBase = lua.reserveFields(NotificationField.allCases.count, source: self)
         notificationBase = nBase
         pushFieldMap(NotificationField.allCases.map(\.rawValue))
@@ -313,6 +335,13 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     static let notificationFields = NotificationField.allCases
     static let contextFields = ContextField.allCases
 
+    /// Views' reads come here straight from C: no existential, no retain.
+    static let fieldCallback: LuaState.FieldCallback = { context, L, id in
+        guard let context, let L else { return 0 }
+        return Unmanaged<PolicyInterpreter>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.pushField(L, id: id) }
+    }
+
+    @inline(__always)
     public func pushField(_ L: OpaquePointer, id: Int32) -> Int32 {
         let n = Int(id - notificationBase)
         if n >= 0 && n < Self.notificationFields.count { return pushNotificationField(L, Self.notificationFields[n]) }

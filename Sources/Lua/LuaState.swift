@@ -75,6 +75,15 @@ public final class LuaState {
         return base
     }
 
+    /// Serves views' fields directly: `(context, L, id)` with the ids `reserveFields` gave, pushing
+    /// one value (returning 1) or returning 0 for nil, as `LuaFieldSource.pushField`. `context` is
+    /// not retained: it must outlive this interpreter's use of it.
+    public typealias FieldCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32) -> Int32
+
+    public func setFieldCallback(_ callback: FieldCallback, context: UnsafeMutableRawPointer) {
+        hush_sandbox_set_field_callback(sandbox, callback, context)
+    }
+
     @exclusivity(unchecked) private unowned(unsafe) var fieldSource: (any LuaFieldSource)?
     @exclusivity(unchecked) private var fieldRanges: [Range<Int32>] = []
 
@@ -166,6 +175,39 @@ public final class LuaState {
 
     /// Makes `callUntilResult` return after the function running now (from a host function).
     public func requestStop() { hush_request_stop(sandbox) }
+
+    // MARK: lazy tables
+
+    /// What serves lazy tables (see `hush_push_lazy` in LuaSandbox.h): `(node, L, op, depth, a, b)`.
+    public typealias LazyTableCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, Int32, Int32, Int32) -> Int32
+
+    public func setLazyTableCallback(_ callback: LazyTableCallback) { hush_sandbox_set_lazy_callback(sandbox, callback) }
+
+    /// Pushes a lazy table standing for `node` (retained by the caller for the table: the callback
+    /// gets `HUSH_LAZY_RELEASE` once the table no longer needs it). From a host function only.
+    public static func pushLazyTable(_ L: OpaquePointer, node: UnsafeMutableRawPointer, isArray: Bool, count: Int) {
+        hush_push_lazy(L, node, isArray ? 1 : 0, Int32(clamping: count))
+    }
+
+    /// What `account` counts memory against: this interpreter's cap.
+    public var memoryAccount: OpaquePointer { sandbox }
+
+    /// Counts host memory that Lua values keep alive (a lazy table's node) against the memory cap of
+    /// `account` as if Lua held it, or gives it back (negative `bytes`).
+    public static func account(_ account: OpaquePointer, bytes: Int) { hush_sandbox_account(account, bytes) }
+
+    /// Of `memoryInUse`, what `account` counts now.
+    public var accountedMemory: Int { Int(hush_sandbox_external_bytes(sandbox)) }
+
+    /// How many garbage collections have finished.
+    public var collections: Int { Int(hush_sandbox_gc_cycles(sandbox)) }
+
+    public static let lazyGet: Int32 = Int32(HUSH_LAZY_GET)
+    public static let lazyFill: Int32 = Int32(HUSH_LAZY_FILL)
+    public static let lazyRelease: Int32 = Int32(HUSH_LAZY_RELEASE)
+
+    /// Makes the value at `index`, if it is a lazy table, the plain table it stands for.
+    public func settleLazyTable(at index: Int32) { hush_lazy_settle(L, index) }
 
     /// Forgets the cached fields of the view at `index` (see `pushView`).
     public func resetView(at index: Int32) { hush_view_reset(L, index) }
@@ -345,6 +387,7 @@ public final class LuaState {
             guard depth > 0, let pointer = lua_topointer(L, index), seen.insert(pointer).inserted else {
                 return .other("table")
             }
+            hush_lazy_settle(L, index) // a lazy table is read as the table it stands for
             defer { seen.remove(pointer) }
             // Each level holds a key and a value on the stack while reading the next one (a
             // function value takes two more).

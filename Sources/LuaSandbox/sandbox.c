@@ -17,8 +17,13 @@ struct hush_sandbox {
     hush_limits limits;
     hush_host_callback callback;
     void *context;
+    hush_host_callback field_callback; // views' fields, when set (else `callback`)
+    void *field_context;
 
     size_t memory_in_use;
+    size_t external_bytes;       // of memory_in_use, what hush_sandbox_account counted
+    int64_t gc_cycles;           // collections finished (a sentinel's finalizer counts them)
+    int closing;
     int enforce_memory;          // only while Lua code runs: host pushes never fail on the cap
     int alloc_failed;            // an allocation was refused in this window (Lua may have
                                  // collected garbage and retried it successfully)
@@ -33,6 +38,8 @@ struct hush_sandbox {
     const int *run_refs;         // hush_run_rules: the functions, how many, the one running now
     int run_count;
     int run_next;
+    hush_lazy_callback lazy;     // serves lazy tables (hush_push_lazy); NULL until set
+    const void *lazy_metatable;  // the metatable every unsettled lazy table has
 
     pthread_mutex_t hook_lock;   // serialises arming (watchdog) and disarming (owner)
     struct hush_sandbox *next_registered;
@@ -282,6 +289,11 @@ static int host_trampoline(lua_State *L) {
     return n;
 }
 
+void hush_sandbox_set_field_callback(hush_sandbox *S, hush_host_callback callback, void *context) {
+    S->field_callback = callback;
+    S->field_context = context;
+}
+
 void hush_push_host_function(lua_State *L, int function_id) {
     lua_pushinteger(L, function_id);
     lua_pushcclosure(L, host_trampoline, 1);
@@ -307,7 +319,8 @@ static int view_load(lua_State *L) {
     int top = lua_gettop(L);
     int saved = S->enforce_memory;
     S->enforce_memory = 0; // Swift's pushes must not fail, nor the cache's one entry per field
-    int n = S->callback(S->context, L, V->base_id + field);
+    int n = S->field_callback ? S->field_callback(S->field_context, L, V->base_id + field)
+                              : S->callback(S->context, L, V->base_id + field);
     if (n > 0 && field >= 0 && field < 64 && !lua_isnil(L, -1)) {
         lua_settop(L, top + 1);
         lua_pushvalue(L, 2);
@@ -473,6 +486,239 @@ int hush_callsite(lua_State *L) {
     return 2;
 }
 
+
+// MARK: lazy tables
+
+/// A lazy table is a plain table whose metatable reads values through the host, each once (kept in
+/// the table itself, raw), until something could tell it from the table it stands for; then it is
+/// filled as that table would have been built and loses its metatable ("settled"). The host's node
+/// is a light userdata under a private key in the table (so only raw reads, which settle it first,
+/// could see it). Which values the host handed out is the host's to remember: a value read and then
+/// removed (`t.k = nil`) stays removed.
+
+static const char lazy_node_key = 0;      // the private key
+static const char lazy_metatable_key = 0; // registry: the metatable of every unsettled lazy table
+
+/// The node of the lazy table at `index`, removed from it (NULL if it has none).
+static void *lazy_take_node(lua_State *L, int index) {
+    lua_rawgetp(L, index, &lazy_node_key);
+    void *node = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (node != NULL) {
+        lua_pushnil(L);
+        lua_rawsetp(L, index, &lazy_node_key); // removing a key never allocates
+    }
+    return node;
+}
+
+/// __gc: a lazy table collected unsettled gives its node back.
+static int lazy_gc(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TTABLE) return 0;
+    void *node = lazy_take_node(L, 1);
+    hush_sandbox *S = sandbox_of(L);
+    if (node != NULL && S->lazy) S->lazy(node, L, HUSH_LAZY_RELEASE, 0, 0, 0);
+    return 0;
+}
+
+void hush_push_lazy(lua_State *L, void *node, int is_array, int count) {
+    // An array is presized like the table it stands for (its length operator sees the same
+    // array part); an object's layout only orders pairs(), which string hashing already randomises.
+    lua_createtable(L, is_array ? count : 0, 1);
+    lua_pushlightuserdata(L, node);
+    lua_rawsetp(L, -2, &lazy_node_key);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lazy_metatable_key);
+    lua_setmetatable(L, -2);
+}
+
+/// Fills the lazy table at `index` and makes it a plain table. Never raises (memory is not capped
+/// meanwhile, as for the host's pushes).
+static void lazy_settle_table(lua_State *L, int index) {
+    hush_sandbox *S = sandbox_of(L);
+    index = lua_absindex(L, index);
+    if (!lua_checkstack(L, 8)) return; // (Lua's stack is out of room: it stays lazy)
+    int saved = S->enforce_memory;
+    S->enforce_memory = 0;
+    void *node = lazy_take_node(L, index);
+    if (node != NULL && S->lazy) {
+        int top = lua_gettop(L);
+        S->lazy(node, L, HUSH_LAZY_FILL, 0, index, 0);
+        lua_settop(L, top);
+        S->lazy(node, L, HUSH_LAZY_RELEASE, 0, 0, 0);
+    }
+    lua_pushnil(L);
+    lua_setmetatable(L, index);
+    S->enforce_memory = saved;
+}
+
+int hush_lazy_is_unsettled(lua_State *L, int index) {
+    if (lua_type(L, index) != LUA_TTABLE || !lua_getmetatable(L, index)) return 0;
+    int lazy = lua_topointer(L, -1) == sandbox_of(L)->lazy_metatable;
+    lua_pop(L, 1);
+    return lazy;
+}
+
+void hush_lazy_settle(lua_State *L, int index) {
+    if (hush_lazy_is_unsettled(L, index)) lazy_settle_table(L, index);
+}
+
+/// __index (a key not in the table): reads it through the host, once.
+static int lazy_index(lua_State *L) {
+    // 1 = the lazy table, 2 = the key
+    lua_rawgetp(L, 1, &lazy_node_key);
+    void *node = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    hush_sandbox *S = sandbox_of(L);
+    if (node == NULL || !S->lazy) return 0;
+    int saved = S->enforce_memory;
+    S->enforce_memory = 0; // the host's pushes must not fail, nor the table's new entry
+    int n = S->lazy(node, L, HUSH_LAZY_GET, 0, 2, 0);
+    if (n > 0 && !lua_isnil(L, -1)) {
+        lua_settop(L, 3);
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, 3);
+        lua_rawset(L, 1);
+        S->enforce_memory = saved;
+        return 1;
+    }
+    S->enforce_memory = saved;
+    return 0;
+}
+
+/// __newindex: the table becomes the plain table it stands for, then takes the write.
+static int lazy_newindex(lua_State *L) {
+    lazy_settle_table(L, 1);
+    // Raised here, Lua's own messages would lose the rule's place (this frame is C).
+    if (lua_isnil(L, 2)) return luaL_error(L, "table index is nil");
+    if (lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2) && lua_tonumber(L, 2) != lua_tonumber(L, 2))
+        return luaL_error(L, "table index is NaN");
+    lua_settop(L, 3);
+    lua_settable(L, 1);
+    return 0;
+}
+
+static int lazy_len(lua_State *L) {
+    lazy_settle_table(L, 1);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, 1));
+    return 1;
+}
+
+// The base functions that see a table as it is (raw), or hand it out to be changed, settle a lazy
+// table first: then nothing tells it from the table it stands for.
+
+static int sandbox_next(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    hush_lazy_settle(L, 1);
+    lua_settop(L, 2);
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int lazy_pairs(lua_State *L) {
+    lazy_settle_table(L, 1);
+    lua_pushcfunction(L, sandbox_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+static int sandbox_pairs(lua_State *L) {
+    luaL_checkany(L, 1);
+    if (luaL_getmetafield(L, 1, "__pairs") == LUA_TNIL) {
+        lua_pushcfunction(L, sandbox_next);
+        lua_pushvalue(L, 1);
+        lua_pushnil(L);
+    } else {
+        lua_pushvalue(L, 1);
+        lua_call(L, 1, 3);
+    }
+    return 3;
+}
+
+static int sandbox_rawlen(lua_State *L) {
+    int t = lua_type(L, 1);
+    luaL_argexpected(L, t == LUA_TTABLE || t == LUA_TSTRING, 1, "table or string");
+    hush_lazy_settle(L, 1);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, 1));
+    return 1;
+}
+
+static int sandbox_rawget(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    hush_lazy_settle(L, 1);
+    lua_settop(L, 2);
+    lua_rawget(L, 1);
+    return 1;
+}
+
+static int sandbox_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    hush_lazy_settle(L, 1);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int sandbox_getmetatable(lua_State *L) {
+    luaL_checkany(L, 1);
+    hush_lazy_settle(L, 1);
+    if (!lua_getmetatable(L, 1)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    luaL_getmetafield(L, 1, "__metatable");
+    return 1;
+}
+
+static const char gc_sentinel_key = 0;
+
+/// The finalizer of a garbage table made for it: each collection that finishes runs it once, and it
+/// makes the next one.
+static int gc_sentinel(lua_State *L) {
+    hush_sandbox *S = sandbox_of(L);
+    S->gc_cycles++;
+    if (!S->closing) {
+        lua_createtable(L, 0, 0);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &gc_sentinel_key);
+        lua_setmetatable(L, -2);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+int64_t hush_sandbox_gc_cycles(hush_sandbox *S) { return S->gc_cycles; }
+
+static void open_lazy(lua_State *L, hush_sandbox *S) {
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, gc_sentinel);
+    lua_setfield(L, -2, "__gc");
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &gc_sentinel_key);
+    lua_createtable(L, 0, 0);
+    lua_insert(L, -2);
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
+
+    lua_createtable(L, 0, 5);
+    lua_pushcfunction(L, lazy_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, lazy_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, lazy_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, lazy_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, lazy_pairs);
+    lua_setfield(L, -2, "__pairs");
+    S->lazy_metatable = lua_topointer(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lazy_metatable_key);
+}
+
+void hush_sandbox_set_lazy_callback(hush_sandbox *S, hush_lazy_callback callback) { S->lazy = callback; }
+
 // MARK: sandboxed base functions
 
 /// pcall/xpcall that cannot swallow a budget or memory overrun: the overrun is re-raised, so a
@@ -552,6 +798,7 @@ static int sandbox_setmetatable(lua_State *L) {
     int t = lua_type(L, 2);
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    hush_lazy_settle(L, 1);
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
         return luaL_error(L, "cannot change a protected metatable");
     if (t == LUA_TTABLE) {
@@ -626,6 +873,19 @@ static int open_sandbox(lua_State *L) {
     lua_setfield(L, g, "print");
     lua_pushcfunction(L, sandbox_setmetatable);
     lua_setfield(L, g, "setmetatable");
+    open_lazy(L, S);
+    lua_pushcfunction(L, sandbox_next);
+    lua_setfield(L, g, "next");
+    lua_pushcfunction(L, sandbox_pairs);
+    lua_setfield(L, g, "pairs");
+    lua_pushcfunction(L, sandbox_rawlen);
+    lua_setfield(L, g, "rawlen");
+    lua_pushcfunction(L, sandbox_rawget);
+    lua_setfield(L, g, "rawget");
+    lua_pushcfunction(L, sandbox_rawset);
+    lua_setfield(L, g, "rawset");
+    lua_pushcfunction(L, sandbox_getmetatable);
+    lua_setfield(L, g, "getmetatable");
 
     // string: no dump, bounded pattern and repetition functions, a metatable nobody can reach.
     lua_getfield(L, g, LUA_STRLIBNAME);
@@ -685,6 +945,7 @@ hush_sandbox *hush_sandbox_new(hush_limits limits, hush_host_callback callback, 
 void hush_sandbox_free(hush_sandbox *S) {
     if (S == NULL) return;
     unregister_sandbox(S);
+    S->closing = 1;
     lua_close(S->L);
     pthread_mutex_destroy(&S->hook_lock);
     free(S);
@@ -695,6 +956,13 @@ lua_State *hush_sandbox_state(hush_sandbox *S) { return S->L; }
 void hush_sandbox_set_limits(hush_sandbox *S, hush_limits limits) { S->limits = limits; }
 
 size_t hush_sandbox_memory_in_use(hush_sandbox *S) { return S->memory_in_use; }
+
+void hush_sandbox_account(hush_sandbox *S, ptrdiff_t bytes) {
+    S->memory_in_use += (size_t)bytes;
+    S->external_bytes += (size_t)bytes;
+}
+
+size_t hush_sandbox_external_bytes(hush_sandbox *S) { return S->external_bytes; }
 
 // MARK: for tests only
 

@@ -37,6 +37,13 @@ void hush_sandbox_free(hush_sandbox *sandbox);
 lua_State *hush_sandbox_state(hush_sandbox *sandbox);
 void hush_sandbox_set_limits(hush_sandbox *sandbox, hush_limits limits);
 size_t hush_sandbox_memory_in_use(hush_sandbox *sandbox);
+/// Counts `bytes` (or gives them back, when negative) against the memory cap as if Lua held them:
+/// host memory that Lua values keep alive (lazy tables' nodes).
+void hush_sandbox_account(hush_sandbox *sandbox, ptrdiff_t bytes);
+/// What `hush_sandbox_account` counts now.
+size_t hush_sandbox_external_bytes(hush_sandbox *sandbox);
+/// How many garbage collections have finished (their finalizers may still be running).
+int64_t hush_sandbox_gc_cycles(hush_sandbox *sandbox);
 
 /// Outcome of a protected call beyond Lua's own status.
 enum {
@@ -65,6 +72,10 @@ int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const
 /// Pushes a C closure that calls the host callback with `function_id`.
 void hush_push_host_function(lua_State *L, int function_id);
 
+/// Serves views' fields with `callback(context, L, base_id + field)` rather than the sandbox's
+/// callback (a direct path for the reads every rule makes); NULL: the sandbox's callback again.
+void hush_sandbox_set_field_callback(hush_sandbox *sandbox, hush_host_callback callback, void *context);
+
 /// Pushes a read-only view: a userdata whose fields are read through the host callback. `map_index`
 /// is a table mapping field names to integer ids (0 to 63); a lookup calls back with id
 /// `base_id + field id`; unknown fields read as nil. `name` is what tostring() shows. A field read
@@ -88,6 +99,29 @@ int hush_run_rules(hush_sandbox *sandbox, const int *refs, int count, int first,
                    int *exhausted_before, int *status);
 /// Makes `hush_run_rules` return after the function running now.
 void hush_request_stop(hush_sandbox *sandbox);
+
+/// Lazy tables: what the host does for one. `op` HUSH_LAZY_GET: push the value of the key at stack
+/// index `a` (any value: what the table it stands for holds under that key) and return 1, or return
+/// 0 when there is none, or when that key's value was handed out before (it is in the table then,
+/// unless the policy removed it). HUSH_LAZY_FILL: set (lua_rawset/lua_rawseti) into the table at
+/// index `a` every entry not handed out yet, in the order the table it stands for was built;
+/// return 0. HUSH_LAZY_RELEASE: the node is no longer used (L may be in the middle of a
+/// collection: touch nothing in it). Every op runs with the memory cap off and must not raise.
+enum { HUSH_LAZY_GET = 0, HUSH_LAZY_FILL = 1, HUSH_LAZY_RELEASE = 2 };
+typedef int (*hush_lazy_callback)(void *node, lua_State *L, int op, int depth, int a, int b);
+void hush_sandbox_set_lazy_callback(hush_sandbox *sandbox, hush_lazy_callback callback);
+
+/// Pushes a lazy table standing for the host's `node` (an object of `count` keys, or an array of
+/// `count` values). Its reads go through the
+/// callback (each value read once); anything that would tell it from the plain table it stands for
+/// (next, pairs, #, rawget, rawset, rawlen, getmetatable, setmetatable, a write) first fills it, as
+/// that table would have been built, and makes it that plain table. The node is released when the
+/// table is settled or collected. Call with the memory cap off (from the host).
+void hush_push_lazy(lua_State *L, void *node, int is_array, int count);
+/// Whether the value at `index` is a lazy table not settled yet.
+int hush_lazy_is_unsettled(lua_State *L, int index);
+/// Settles the value at `index` if it is a lazy table (see hush_push_lazy). Never raises.
+void hush_lazy_settle(lua_State *L, int index);
 
 /// Pushes the call site (`source`, `line`) of the Lua function `level` levels up; used by the
 /// policy prelude to remember where each declaration is.
