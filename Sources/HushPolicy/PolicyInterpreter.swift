@@ -4,7 +4,7 @@ import Lua
 
 /// A loaded policy in its own sandboxed interpreter: the declarations as a `Policy`, and the rules
 /// ready to run. Not thread-safe: make one per thread from the same sources (they are cheap to load).
-public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyHolding {
+public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     public let policy: Policy
     public let sources: [PolicySource]
     let lua: LuaState
@@ -15,7 +15,11 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource, PipelineCopyH
     private var contextView: Int32 = LUA_NOREF
 
     /// The pipeline evaluated with this interpreter, rebuilt from its own policy (one per thread).
-    public let pipelineCopies = PipelineCopies()
+    let pipelineCopies = PipelineCopies()
+
+    public func pipelineCopy(of shared: Pipeline) -> Pipeline? {
+        pipelineCopies.copy(of: shared) { policy }
+    }
 
     // What the views read during a run of the rules. One thread at a time: the run-time
     // exclusivity checks of these hot properties are left out.

@@ -123,7 +123,7 @@ public struct Pipeline: Sendable {
                          rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
-        if let holder = rules as? any PipelineCopyHolding, let copy = holder.pipelineCopies.copy(of: self, policy: holder.policy) {
+        if let copy = rules?.pipelineCopy(of: self) {
             return copy.evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
         }
         return evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
@@ -138,14 +138,8 @@ public struct Pipeline: Sendable {
     }
 }
 
-/// Something confined to one thread (a session's rule runner) that keeps, for the pipelines it is
-/// used with, copies built from its own policy, when that policy is the pipeline's.
-public protocol PipelineCopyHolding: AnyObject {
-    var policy: Policy { get }
-    var pipelineCopies: PipelineCopies { get }
-}
-
-/// The copy kept for the last pipeline seen (see `PipelineCopyHolding`). Not thread-safe.
+/// The copy a rule runner keeps of the last pipeline it was used with (see
+/// `RuleRunning.pipelineCopy(of:)`), built from the runner's own policy. Not thread-safe.
 public final class PipelineCopies {
     /// The shared pipeline's storage (kept alive, so its identity stays its own) and the copy.
     private var original: Pipeline.Storage?
@@ -154,11 +148,13 @@ public final class PipelineCopies {
     public init() {}
 
     /// The copy for `shared`, or nil when the policies differ (then `shared` is to be used).
-    func copy(of shared: Pipeline, policy: Policy) -> Pipeline? {
+    /// `policy` is read only when `shared` is not the pipeline seen last.
+    public func copy(of shared: Pipeline, policy: () -> Policy) -> Pipeline? {
         if let original, original === shared.storage { return copy }
         original = shared.storage
         // Only an equal policy makes an equal pipeline.
-        copy = policy == shared.policy ? Pipeline(policy: policy) : nil
+        let own = policy()
+        copy = own == shared.policy ? Pipeline(policy: own) : nil
         return copy
     }
 }

@@ -126,4 +126,12 @@ public protocol RuleRunning: AnyObject {
     /// Runs the rules in declaration order, applying each one's changes to `subject` before the
     /// next runs, and returns one report per rule that ran.
     func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport]
+    /// A runner confined to one thread may keep a copy of the pipeline it is used with, built from
+    /// its own (equal) policy: evaluating with it touches no reference count that another thread's
+    /// evaluations touch too. nil (the default): evaluate with `shared`.
+    func pipelineCopy(of shared: Pipeline) -> Pipeline?
+}
+
+extension RuleRunning {
+    public func pipelineCopy(of shared: Pipeline) -> Pipeline? { nil }
 }
