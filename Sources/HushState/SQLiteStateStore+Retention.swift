@@ -79,6 +79,7 @@ extension SQLiteStateStore {
 
     /// One user's old rows, through the (user, date) indexes.
     func pruneUser(_ db: Database, user: String, before t: Double, interactionsBefore ti: Double) throws {
+        digestCache.dropUser(user)
         try db.cachedStatement(sql: "DELETE FROM delivered WHERE user = ? AND date < ?").execute(arguments: [user, t])
         try db.cachedStatement(sql: "DELETE FROM arrivals WHERE user = ? AND date < ?").execute(arguments: [user, t])
         try db.cachedStatement(sql: "DELETE FROM calls WHERE user = ? AND date < ?").execute(arguments: [user, t])

@@ -32,6 +32,9 @@ public final class SQLiteStateStore: StateStore {
     private var deferredError: Error?
     /// A batch transaction is open (`beginBatch`): writes are savepoints inside it.
     private var batchOpen = false
+    var batchIsOpen: Bool { batchOpen }
+    /// Group digests (see `SQLiteStateStore+Digests.swift`).
+    var digestCache = DigestCache()
 
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
@@ -123,6 +126,7 @@ public final class SQLiteStateStore: StateStore {
         for change in changes {
             switch change {
             case .deliver(let n):
+                try updateDigests(delivering: n, in: db)
                 let arguments = n.rawArguments
                 try executeRaw(db, sql: Self.upsertDelivered, arguments)
                 // A notification delivered by its summary was counted when it arrived.
@@ -222,6 +226,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func prune(before t: Double) throws {
+        digestCache.clear()
         try write("prune") { db in
             try db.execute(sql: "DELETE FROM delivered WHERE date < ?", arguments: [t])
             try db.execute(sql: "DELETE FROM arrivals WHERE date < ?", arguments: [t])
@@ -248,9 +253,11 @@ public final class SQLiteStateStore: StateStore {
     public func commitBatch() throws {
         guard batchOpen else { return }
         batchOpen = false
+        digestCache.checkedInBatch = false
         do {
             try dbQueue.writeWithoutTransaction { db in try db.commit() }
         } catch {
+            digestCache.clear()
             try? dbQueue.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } }
             // What the caches learnt from the undone writes is forgotten with them.
             rowCache = RowCache()
@@ -291,8 +298,11 @@ public final class SQLiteStateStore: StateStore {
                 return result!
             }
         } catch let error as Error {
+            // What the digests learnt from the undone writes is forgotten with them.
+            digestCache.clear()
             throw error
         } catch {
+            digestCache.clear()
             throw Error.failed(path: path, action: action, reason: "\(error)")
         }
     }
@@ -307,7 +317,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     /// Runs a read outside any explicit transaction (each statement is its own snapshot).
-    private func read<T>(_ action: String, default value: T, _ body: (Database) throws -> T) -> T {
+    func read<T>(_ action: String, default value: T, _ body: (Database) throws -> T) -> T {
         do {
             return try dbQueue.unsafeRead(body)
         } catch {

@@ -1,0 +1,104 @@
+import GRDB
+import HushCore
+
+/// Group digests (what a group's summary line is made of), kept by the store so that an
+/// evaluation does not re-read every member of its group: in a week of a busy chat a group holds
+/// hundreds, and reading them all made each evaluation slower than the last.
+///
+/// A digest is computed from the members once, then kept up to date with this store's own
+/// writes (a notification joining its group is added to it; one replaced, moved or pruned drops
+/// the digests it touches, rebuilt when next asked for). What other connections commit is seen
+/// through `PRAGMA data_version`: when it changes, every digest is dropped. A failed write or
+/// commit drops them all too, as their updates may have been undone.
+struct DigestCache {
+    static let limit = 4096
+
+    struct Key: Hashable {
+        var user: String
+        var group: String
+    }
+
+    private(set) var entries: [Key: GroupDigest] = [:]
+    /// The `data_version` the entries were made at.
+    var dataVersion: Int64?
+    /// Checked since the open batch began (no other connection can commit during a batch).
+    var checkedInBatch = false
+
+    subscript(user: String, group: String) -> GroupDigest? {
+        entries[Key(user: user, group: group)]
+    }
+
+    mutating func insert(_ digest: GroupDigest, user: String, group: String) {
+        // Bounded the simple way: start over when full.
+        if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+        entries[Key(user: user, group: group)] = digest
+    }
+
+    /// Adds a notification that joined its group (not one already in it).
+    mutating func add(_ n: StoredNotification, group: String) {
+        let key = Key(user: n.user, group: group)
+        guard var digest = entries.removeValue(forKey: key) else { return }
+        digest.add(n)
+        entries[key] = digest
+    }
+
+    mutating func drop(user: String, group: String) {
+        entries[Key(user: user, group: group)] = nil
+    }
+
+    mutating func dropUser(_ user: String) {
+        guard !entries.isEmpty else { return }
+        entries = entries.filter { $0.key.user != user }
+    }
+
+    mutating func clear() {
+        entries.removeAll()
+        dataVersion = nil
+        checkedInBatch = false
+    }
+}
+
+extension SQLiteStateStore {
+    static let selectDataVersion = "PRAGMA data_version"
+    static let selectDeliveredGroup = "SELECT group_id FROM delivered WHERE user = ? AND app = ? AND id = ?"
+
+    public func groupDigest(user: String, groupID: String) -> GroupDigest? {
+        read("read a group", default: GroupDigest?.none) { db in
+            try dropDigestsIfOthersCommitted(db)
+            if let digest = digestCache[user, groupID] { return digest }
+            let digest = GroupDigest(members: try cachedGroupMembers(db, user: user, groupID: groupID))
+            digestCache.insert(digest, user: user, group: groupID)
+            return digest
+        }
+    }
+
+    /// Drops every digest when another connection has committed since they were made.
+    func dropDigestsIfOthersCommitted(_ db: Database) throws {
+        if batchIsOpen && digestCache.checkedInBatch { return }
+        var version: Int64 = 0
+        try forEachRawRow(db, sql: Self.selectDataVersion, []) { row in version = row.integer(0) ?? 0 }
+        if digestCache.dataVersion != version {
+            digestCache.clear()
+            digestCache.dataVersion = version
+        }
+        digestCache.checkedInBatch = batchIsOpen
+    }
+
+    /// Before `n` is written to the delivered list: keeps the digests of its groups right.
+    func updateDigests(delivering n: StoredNotification, in db: Database) throws {
+        guard !digestCache.entries.isEmpty else { return }
+        var found = false
+        var previousGroup: String?
+        try forEachRawRow(db, sql: Self.selectDeliveredGroup, [.text(n.user), .text(n.app), .text(n.id)]) { row in
+            found = true
+            previousGroup = row.text(0)
+        }
+        if found {
+            // Replaced in place or moved: rebuilt from the members when next asked for.
+            if let previousGroup { digestCache.drop(user: n.user, group: previousGroup) }
+            if let group = n.groupID { digestCache.drop(user: n.user, group: group) }
+        } else if let group = n.groupID {
+            digestCache.add(n, group: group)
+        }
+    }
+}
