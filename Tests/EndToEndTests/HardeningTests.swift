@@ -51,7 +51,7 @@ final class HardeningTests: XCTestCase {
     }
 
     /// Starts `hush` with stdout and stderr piped; the caller reads and waits.
-    func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    func start(_ arguments: [String], input: Pipe? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = HushBinary.executable
         process.arguments = arguments
@@ -63,7 +63,7 @@ final class HardeningTests: XCTestCase {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         return (process, out, err)
     }
@@ -162,18 +162,8 @@ final class HardeningTests: XCTestCase {
     /// Fed line by line through a pipe, `hush eval` answers each line before the next arrives:
     /// batching commits never hold a decision back while the input waits.
     func testAPipeFedLineByLineGetsEachDecisionAtOnce() throws {
-        let process = Process()
-        process.executableURL = HushBinary.executable
-        process.arguments = ["eval", "--state", state]
-        process.currentDirectoryURL = dir
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_CONFIG_HOME"] = dir.appendingPathComponent("config-none").path
-        process.environment = env
-        let input = Pipe(), out = Pipe()
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let input = Pipe()
+        let (process, out, _) = try start(["eval", "--state", state], input: input)
         defer { if process.isRunning { process.terminate() } }
 
         // Read on another thread, so a decision held back fails the test instead of hanging it.
@@ -189,9 +179,11 @@ final class HardeningTests: XCTestCase {
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
-        // Each one was committed before it was printed.
-        let status = try HushBinary.run(["status", "--json", "--state", state, "--now", "2026-11-24T23:00:00Z"])
-        XCTAssertEqual(status.status, 0, status.stderr)
+        // Each one was remembered: sent again, each replaces itself.
+        let again = try write((0..<3).map { Self.notification($0) }.joined(separator: "\n"), "again.jsonl")
+        let rerun = try HushBinary.run(["eval", "--state", state, again])
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        XCTAssertEqual(rerun.objects.map { $0["replaces"] as? String }, ["k0", "k1", "k2"])
     }
 
     // MARK: state: kill -9
