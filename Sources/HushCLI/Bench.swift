@@ -106,7 +106,8 @@ struct Bench: ParsableCommand {
         if threads > 1 {
             var parallelCPU = 0.0, parallelWall = 0.0
             for pass in 0..<passes {
-                let parallel = try Self.parallel(engine: engine, envelopes: envelopes, context: context, threads: threads)
+                let parallel = try Self.parallel(engine: engine, envelopes: envelopes, stream: try InputFile.read(stream),
+                                                 context: context, threads: threads)
                 Output.error(String(format: "  %d cores, pass %d: %.0f decisions/s (wall), %.0f (sum of the threads' CPU-time rates)",
                                     threads, pass + 1, parallel.wallRate, parallel.cpuRate))
                 parallelCPU = max(parallelCPU, parallel.cpuRate)
@@ -219,22 +220,39 @@ struct Bench: ParsableCommand {
     }
 
     /// Users split between threads (independent users: no shared state), all started together.
-    static func parallel(engine: Engine, envelopes: [Envelope], context: EvaluationContext, threads: Int) throws -> Run {
+    /// Independent users on each thread: each thread decodes its own users' lines (before the
+    /// clock starts), so, as in a program that serves users from several threads, no string of a
+    /// notification is shared between threads. `envelopes` are the stream's lines, decoded.
+    static func parallel(engine: Engine, envelopes: [Envelope], stream: [UInt8], context: EvaluationContext,
+                         threads: Int) throws -> Run {
         var users: [String: Int] = [:]
-        var parts = [[Envelope]](repeating: [], count: threads)
-        for e in envelopes {
-            let index: Int
-            if let known = users[e.user] { index = known } else { index = users.count % threads; users[e.user] = index }
-            parts[index].append(e)
+        var parts = [[Range<Int>]](repeating: [], count: threads)
+        var index = 0
+        JSONLines.forEachLine(in: stream) { line, _ in
+            let user = envelopes[index].user
+            index += 1
+            let thread: Int
+            if let known = users[user] { thread = known } else { thread = users.count % threads; users[user] = thread }
+            parts[thread].append(line.startIndex..<line.endIndex)
         }
         let results = Results(count: threads)
+        let ready = DispatchSemaphore(value: 0)
         let start = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
         for t in 0..<threads {
-            let part = parts[t]
+            let lines = parts[t]
             group.enter()
             let thread = Thread {
                 defer { group.leave() }
+                var part: [Envelope] = []
+                var generated = 0
+                for range in lines {
+                    let json = try? stream[range].withUnsafeBytes { try JSONParser.parse($0) }
+                    if let json, let envelope = try? Envelope.decode(json, fallbackID: { generated += 1; return "bench-\(t)-\(generated)" }()) {
+                        part.append(envelope)
+                    }
+                }
+                ready.signal()
                 start.wait()
                 do {
                     let run = try evaluate(engine: engine, envelopes: part, context: context, shiftWeeks: 0)
@@ -246,6 +264,7 @@ struct Bench: ParsableCommand {
             thread.stackSize = 8 << 20
             thread.start()
         }
+        for _ in 0..<threads { ready.wait() }
         let w0 = Timer.wall()
         for _ in 0..<threads { start.signal() }
         group.wait()

@@ -12,7 +12,11 @@
 // - The parser is iterative (explicit stack), so depth is bounded only by
 //   `maxDepth` and never by the thread's stack.
 
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A parse error: a human-readable message and the 0-based byte offset where
 /// the input went wrong.
@@ -895,9 +899,8 @@ internal struct _JSONInput {
 /// Two tables (keys; values), each two-way set associative, of ASCII
 /// strings of 0...`maxCount` bytes, indexed by the scanner's fingerprint. An entry matches when its length and
 /// fingerprint are equal and (for keys of 8 bytes or more, whose fingerprint
-/// is not exact) its bytes are equal too. There is one cache for the process:
-/// a parse takes it and puts it back, and a parse that finds it taken (another
-/// thread is parsing) does without.
+/// is not exact) its bytes are equal too. There is one cache per thread
+/// (about 110 KB, freed when the thread ends).
 @usableFromInline
 internal struct _JSONKeyCache {
   /// Slots 0..<512 hold keys, 512..<1536 values.
@@ -914,8 +917,19 @@ internal struct _JSONKeyCache {
   /// `maxCount` bytes per entry: the key's bytes.
   let bytes: UnsafeMutableRawPointer
 
-  /// The cache's address, or 0 while a parse holds it.
-  private static let shared = Atomic<Int>(Int(bitPattern: allocate()))
+  /// One cache per thread that parses: a string a parse makes is shared only with later parses
+  /// on the same thread. (One cache for the process made, say, "com.example.calendar" one object
+  /// for every thread, whose reference count then went back and forth between the cores.)
+  private static let threadKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+      guard let pointer else { return }
+      let entries = pointer.assumingMemoryBound(to: Entry.self)
+      entries.deinitialize(count: _JSONKeyCache.slots)
+      UnsafeMutableRawPointer(entries).deallocate()
+    }
+    return key
+  }()
 
   private static func allocate() -> UnsafeMutablePointer<Entry> {
     // One block: the entries, then the bytes.
@@ -931,18 +945,23 @@ internal struct _JSONKeyCache {
     self.bytes = UnsafeMutableRawPointer(entries + _JSONKeyCache.slots)
   }
 
-  /// The cache, if no other parse is using it.
+  /// This thread's cache (made on its first parse).
   @inline(__always)
   static func take() -> _JSONKeyCache? {
-    let address = shared.exchange(0, ordering: .acquiring)
-    guard let entries = UnsafeMutablePointer<Entry>(bitPattern: address) else { return nil }
+    if let pointer = pthread_getspecific(threadKey) {
+      return _JSONKeyCache(pointer.assumingMemoryBound(to: Entry.self))
+    }
+    let entries = allocate()
+    guard pthread_setspecific(threadKey, entries) == 0 else {
+      entries.deinitialize(count: slots)
+      UnsafeMutableRawPointer(entries).deallocate()
+      return nil
+    }
     return _JSONKeyCache(entries)
   }
 
   @inline(__always)
-  static func putBack(_ cache: _JSONKeyCache?) {
-    if let cache { shared.store(Int(bitPattern: cache.entries), ordering: .releasing) }
-  }
+  static func putBack(_ cache: _JSONKeyCache?) {}
 
   /// The string whose `n` bytes (ASCII, 0...maxCount of them) are at `s`.
   @inline(__always)
