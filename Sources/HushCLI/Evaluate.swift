@@ -31,6 +31,8 @@ struct Evaluate: ParsableCommand {
         let context = try ContextFile.load(contextPath)
         let store = try state.store()
         let session = try engine.makeSession(store: store)
+        // Read once: a property wrapper's getter is not free on every line.
+        let explain = self.explain
         var invalid = 0
         var writer = JSONWriter(capacity: 1024)
         var output = AcknowledgedOutput(store: store)
