@@ -817,6 +817,7 @@ static int sandbox_setmetatable(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
     hush_lazy_settle(L, 1);
+    hush_lazy_settle(L, 2); // a lazy metatable: its __index, __gc… are read raw (by Lua, and below)
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
         return luaL_error(L, "cannot change a protected metatable");
     if (t == LUA_TTABLE) {

@@ -110,6 +110,24 @@ final class LazyPayloadHostileTests: XCTestCase {
             """)
     }
 
+    /// A lazy table given to setmetatable as the metatable is read as the table it stands for:
+    /// its __index, __gc and __metatable are there before any read.
+    func testALazyTableAsAMetatable() throws {
+        try assertSameAsPlain("""
+            local function probe(q)
+              local a = setmetatable({}, q.meta).x
+              local ok, err = pcall(setmetatable, {}, q.gc)
+              local u = setmetatable({}, q.locked)
+              local ok2, err2 = pcall(setmetatable, u, {})
+              return tostring(a) .. " " .. tostring(ok) .. tostring(err) .. " " .. tostring(getmetatable(u)) .. " " .. tostring(ok2) .. tostring(err2)
+            end
+            rule("metatables", function(n, ctx)
+              local plain = { meta = { __index = { x = 5 } }, gc = { __gc = 1 }, locked = { __metatable = "locked" } }
+              return { reason = probe(n.payload) .. "|" .. probe(plain) }
+            end)
+            """)
+    }
+
     func testEverydayLibraryFunctionsSeeTheSameTable() throws {
         try assertSameAsPlain("""
             local function probe(p, q)
