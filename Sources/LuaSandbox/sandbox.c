@@ -692,10 +692,16 @@ static int gc_sentinel(lua_State *L) {
     hush_sandbox *S = sandbox_of(L);
     S->gc_cycles++;
     if (!S->closing) {
+        // With the cap off: a finalizer's memory error is swallowed (and no emergency collection
+        // can run inside one), so at the cap the next sentinel would silently never be made, the
+        // count would stop, and kept payload trees would never be counted or let go.
+        int saved = S->enforce_memory;
+        S->enforce_memory = 0;
         lua_createtable(L, 0, 0);
         lua_rawgetp(L, LUA_REGISTRYINDEX, &gc_sentinel_key);
         lua_setmetatable(L, -2);
         lua_pop(L, 1);
+        S->enforce_memory = saved;
     }
     return 0;
 }
