@@ -339,8 +339,9 @@ final class LazyJSON {
 
     /// The member whose key has exactly the bytes of `name`.
     static func member(_ object: JSONObject, exactly name: String) -> JSONValue? {
+        guard let value = object[name] else { return nil } // (no member is even equivalent)
         // ASCII other than K ; ` is canonically equivalent only to itself (see JSONObject).
-        if name.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x4B && $0 != 0x3B && $0 != 0x60 }) { return object[name] }
+        if name.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x4B && $0 != 0x3B && $0 != 0x60 }) { return value }
         for (key, value) in object where key.utf8.elementsEqual(name.utf8) { return value }
         return nil
     }
