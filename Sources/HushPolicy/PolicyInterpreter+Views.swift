@@ -328,11 +328,22 @@ final class LazyJSON {
         guard type == LUA_TSTRING else { return 0 }
         var length = 0
         guard let chars = lua_tolstring(L, key, &length) else { return 0 }
-        let name = chars.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
-        guard let value = object[name], loadedKeys.insert(name).inserted else { return 0 }
+        let bytes = UnsafeRawBufferPointer(start: chars, count: length)
+        // A Lua key is its bytes. Decoding would repair bytes that are not UTF-8 (into U+FFFD) and
+        // String equality is canonical equivalence (U+212A KELVIN SIGN == "K"): either would find
+        // a member the table it stands for does not have under this key, and hide the real one.
+        guard let name = String(validating: bytes, as: UTF8.self), let value = Self.member(object, exactly: name),
+              loadedKeys.insert(name).inserted else { return 0 }
         return Self.push(L, value, depth: depth + 1, root: root ?? self) ? 1 : 0
+    }
+
+    /// The member whose key has exactly the bytes of `name`.
+    static func member(_ object: JSONObject, exactly name: String) -> JSONValue? {
+        guard let value = object[name] else { return nil } // (no member is even equivalent)
+        // ASCII other than K ; ` is canonically equivalent only to itself (see JSONObject).
+        if name.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x4B && $0 != 0x3B && $0 != 0x60 }) { return value }
+        for (key, value) in object where key.utf8.elementsEqual(name.utf8) { return value }
+        return nil
     }
 
     /// HUSH_LAZY_FILL: the entries not handed out yet into the table at `table`, in order, as

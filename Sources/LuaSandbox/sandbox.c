@@ -492,24 +492,34 @@ int hush_callsite(lua_State *L) {
 /// A lazy table is a plain table whose metatable reads values through the host, each once (kept in
 /// the table itself, raw), until something could tell it from the table it stands for; then it is
 /// filled as that table would have been built and loses its metatable ("settled"). The host's node
-/// is a light userdata under a private key in the table (so only raw reads, which settle it first,
-/// could see it). Which values the host handed out is the host's to remember: a value read and then
-/// removed (`t.k = nil`) stays removed.
+/// is a light userdata kept outside the table, in a registry table with weak keys: a key in the
+/// table itself would take a slot of its hash part, and Lua's border (`#`) after later writes
+/// depends on that layout, which must be the one of the table it stands for. (A table being
+/// finalized is still a key there: weak keys of resurrected objects go a collection later.) Which
+/// values the host handed out is the host's to remember: a value read and then removed
+/// (`t.k = nil`) stays removed.
 
-static const char lazy_node_key = 0;      // the private key
+static const char lazy_nodes_key = 0;     // registry: unsettled lazy table -> its node (weak keys)
 static const char lazy_metatable_key = 0; // registry: the metatable of every unsettled lazy table
 
-/// The node of the lazy table at `index`, removed from it (NULL if it has none).
-static void *lazy_take_node(lua_State *L, int index) {
-    lua_rawgetp(L, index, &lazy_node_key);
+/// The node of the lazy table at `index` (NULL if it has none); with `take`, removed. Uses 3 slots.
+static void *lazy_node(lua_State *L, int index, int take) {
+    index = lua_absindex(L, index);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lazy_nodes_key);
+    lua_pushvalue(L, index);
+    lua_rawget(L, -2);
     void *node = lua_touserdata(L, -1);
     lua_pop(L, 1);
-    if (node != NULL) {
+    if (node != NULL && take) {
+        lua_pushvalue(L, index);
         lua_pushnil(L);
-        lua_rawsetp(L, index, &lazy_node_key); // removing a key never allocates
+        lua_rawset(L, -3); // removing a key never allocates
     }
+    lua_pop(L, 1);
     return node;
 }
+
+static void *lazy_take_node(lua_State *L, int index) { return lazy_node(L, index, 1); }
 
 /// __gc: a lazy table collected unsettled gives its node back.
 static int lazy_gc(lua_State *L) {
@@ -521,11 +531,14 @@ static int lazy_gc(lua_State *L) {
 }
 
 void hush_push_lazy(lua_State *L, void *node, int is_array, int count) {
-    // An array is presized like the table it stands for (its length operator sees the same
-    // array part); an object's layout only orders pairs(), which string hashing already randomises.
-    lua_createtable(L, is_array ? count : 0, 1);
+    // Presized as the table it stands for (as pushJSON built it), so that once filled it has its
+    // layout: the length operator finds the same borders, before and after later writes.
+    lua_createtable(L, is_array ? count : 0, is_array ? 0 : count);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lazy_nodes_key);
+    lua_pushvalue(L, -2);
     lua_pushlightuserdata(L, node);
-    lua_rawsetp(L, -2, &lazy_node_key);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lazy_metatable_key);
     lua_setmetatable(L, -2);
 }
@@ -564,9 +577,7 @@ void hush_lazy_settle(lua_State *L, int index) {
 /// __index (a key not in the table): reads it through the host, once.
 static int lazy_index(lua_State *L) {
     // 1 = the lazy table, 2 = the key
-    lua_rawgetp(L, 1, &lazy_node_key);
-    void *node = lua_touserdata(L, -1);
-    lua_pop(L, 1);
+    void *node = lazy_node(L, 1, 0);
     hush_sandbox *S = sandbox_of(L);
     if (node == NULL || !S->lazy) return 0;
     int saved = S->enforce_memory;
@@ -681,10 +692,16 @@ static int gc_sentinel(lua_State *L) {
     hush_sandbox *S = sandbox_of(L);
     S->gc_cycles++;
     if (!S->closing) {
+        // With the cap off: a finalizer's memory error is swallowed (and no emergency collection
+        // can run inside one), so at the cap the next sentinel would silently never be made, the
+        // count would stop, and kept payload trees would never be counted or let go.
+        int saved = S->enforce_memory;
+        S->enforce_memory = 0;
         lua_createtable(L, 0, 0);
         lua_rawgetp(L, LUA_REGISTRYINDEX, &gc_sentinel_key);
         lua_setmetatable(L, -2);
         lua_pop(L, 1);
+        S->enforce_memory = saved;
     }
     return 0;
 }
@@ -701,6 +718,13 @@ static void open_lazy(lua_State *L, hush_sandbox *S) {
     lua_insert(L, -2);
     lua_setmetatable(L, -2);
     lua_pop(L, 1);
+
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lazy_nodes_key);
 
     lua_createtable(L, 0, 5);
     lua_pushcfunction(L, lazy_gc);
@@ -799,6 +823,7 @@ static int sandbox_setmetatable(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
     hush_lazy_settle(L, 1);
+    hush_lazy_settle(L, 2); // a lazy metatable: its __index, __gc… are read raw (by Lua, and below)
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
         return luaL_error(L, "cannot change a protected metatable");
     if (t == LUA_TTABLE) {
