@@ -9,10 +9,18 @@ public struct Pipeline: Sendable {
         let defaultClock: ZoneClock
         let resolvedApps: [String: ResolvedAppSettings]
         let wildcardApp: AppSettings
+        /// The focuses' `people` lists, each prepared for matching senders against it (those not empty).
+        let peopleLists: [Directory.PeopleList]
 
         init(policy: Policy) {
             self.policy = policy
-            self.directory = Directory(contacts: policy.contacts, listed: policy.focuses.flatMap(\.people))
+            let directory = Directory(contacts: policy.contacts, listed: policy.focuses.flatMap(\.people))
+            self.directory = directory
+            var peopleLists: [Directory.PeopleList] = []
+            for focus in policy.focuses where !focus.people.isEmpty && !peopleLists.contains(where: { $0.entries == focus.people }) {
+                peopleLists.append(directory.peopleList(focus.people))
+            }
+            self.peopleLists = peopleLists
             self.defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
             self.wildcardApp = policy.appDefaults
             self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
@@ -75,11 +83,29 @@ public struct Pipeline: Sendable {
         case schedule
 
         func text(focus: FocusSettings, clock: ZoneClock) -> String {
+            var text = ""
+            text.reserveCapacity(48)
+            write(focus: focus, clock: clock, to: &text)
+            return text
+        }
+
+        /// Appends the sentence to `text`.
+        func write(focus: FocusSettings, clock: ZoneClock, to text: inout String) {
+            text += "Focus "
             switch self {
-            case .context(let name): return "Focus " + name + " is on (context)"
+            case .context(let name):
+                text += name
+                text += " is on (context)"
             case .byHand(let name, let until):
-                return "Focus " + name + " is on by hand" + (until.map { " until " + clock.format($0) } ?? "")
-            case .schedule: return "Focus " + focus.name + " is on by its schedule"
+                text += name
+                text += " is on by hand"
+                if let until {
+                    text += " until "
+                    text += clock.format(until)
+                }
+            case .schedule:
+                text += focus.name
+                text += " is on by its schedule"
             }
         }
     }
@@ -101,6 +127,13 @@ public struct Pipeline: Sendable {
             }
             return nil
         }
+    }
+
+    /// The prepared list for a focus's `people`, when the policy has a focus with this list (found
+    /// at once for the policy's own focus: its array shares the prepared list's storage).
+    func peopleList(for people: [String]) -> Directory.PeopleList? {
+        for list in storage.peopleLists where list.entries == people { return list }
+        return nil
     }
 
     /// The first summary time at or after `t`, DST-correct; nil without summary times.
