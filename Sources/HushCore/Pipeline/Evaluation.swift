@@ -275,9 +275,7 @@ struct Evaluation {
             return
         }
         // The reason is one sentence, written once into one buffer: why the focus is on, then what it did.
-        var text = ""
-        text.reserveCapacity(128)
-        why.write(focus: focus, clock: clock, to: &text)
+        var text = pipeline.whyText(why, focus: focus, clock: clock, capacity: 128)
         if focus.silence == .locked && !context.locked {
             text += ", but it silences only while the device is locked"
             note("focus", text)

@@ -11,6 +11,8 @@ public struct Pipeline: Sendable {
         let wildcardApp: AppSettings
         /// The focuses' `people` lists, each prepared for matching senders against it (those not empty).
         let peopleLists: [Directory.PeopleList]
+        /// Per focus of the policy: the sentence saying it is on by its schedule.
+        let scheduledWhy: [String]
 
         init(policy: Policy) {
             self.policy = policy
@@ -21,7 +23,9 @@ public struct Pipeline: Sendable {
                 peopleLists.append(directory.peopleList(focus.people))
             }
             self.peopleLists = peopleLists
-            self.defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
+            let defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
+            self.defaultClock = defaultClock
+            self.scheduledWhy = policy.focuses.enumerated().map { FocusWhy.schedule($0).text(focus: $1, clock: defaultClock) }
             self.wildcardApp = policy.appDefaults
             self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
         }
@@ -80,7 +84,8 @@ public struct Pipeline: Sendable {
         case context(String)
         /// Turned on by hand, by this name.
         case byHand(String, until: Double?)
-        case schedule
+        /// On by its schedule: the policy's focus at this index.
+        case schedule(Int)
 
         func text(focus: FocusSettings, clock: ZoneClock) -> String {
             var text = ""
@@ -122,11 +127,25 @@ public struct Pipeline: Sendable {
                 guard let name = manual.name else { return nil }
                 return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until))
             }
-            for focus in storage.policy.focuses where focus.isScheduled(at: now, clock: clock) {
-                return (focus, .schedule)
+            for (index, focus) in storage.policy.focuses.enumerated() where focus.isScheduled(at: now, clock: clock) {
+                return (focus, .schedule(index))
             }
             return nil
         }
+    }
+
+    /// The sentence saying why the focus is on, in a String with room for `capacity` bytes (for
+    /// the reason it begins); a schedule's sentence is the one prepared with the policy.
+    func whyText(_ why: FocusWhy, focus: FocusSettings, clock: ZoneClock, capacity: Int) -> String {
+        if case .schedule(let index) = why {
+            var text = storage.scheduledWhy[index]
+            text.reserveCapacity(capacity)
+            return text
+        }
+        var text = ""
+        text.reserveCapacity(capacity)
+        why.write(focus: focus, clock: clock, to: &text)
+        return text
     }
 
     /// The prepared list for a focus's `people`, when the policy has a focus with this list (found
