@@ -36,7 +36,11 @@ public struct Directory: Sendable {
     }
 
     public func resolve(_ person: Person) -> Resolved {
-        let handles = person.handles.map(Handle.init)
+        // `person.handles`, normalised, without making the array of raw handles first.
+        var handles: [Handle] = []
+        handles.reserveCapacity((person.handle == nil ? 0 : 1) + person.aliases.count)
+        if let handle = person.handle { handles.append(Handle(handle)) }
+        for alias in person.aliases { handles.append(Handle(alias)) }
         return Resolved(person: person, handles: handles, contactIndex: contactIndex(for: handles))
     }
 
@@ -105,6 +109,44 @@ public struct Directory: Sendable {
         for entry in listed {
             let theirs = listedHandles[entry] ?? expand(entry)
             if theirs.contains(where: { t in mine.contains { t.matches($0) } }) { return true }
+        }
+        return false
+    }
+
+    /// A list of people (a focus's `people`) prepared, once per policy, for asking of many senders
+    /// whether they are among it: `person(_:isIn:)` answers as `person(_:isAmong: entries)`.
+    public struct PeopleList: Sendable {
+        /// The entries the list was prepared from.
+        public let entries: [String]
+        /// Per contact (by index): whether one of the contact's handles matches a listed handle,
+        /// entries widened by their contact's aliases (always so for a contact the list names).
+        let contactListed: [Bool]
+        /// The listed handles, widened by their contacts' aliases, by bucket (matching handles
+        /// always share one), each once, in list order.
+        let handles: [Handle.Bucket: [Handle]]
+    }
+
+    public func peopleList(_ entries: [String]) -> PeopleList {
+        var listed: [Handle] = []
+        var seen: Set<Handle> = []
+        for entry in entries {
+            for handle in listedHandles[entry] ?? expand(entry) where seen.insert(handle).inserted { listed.append(handle) }
+        }
+        var handles: [Handle.Bucket: [Handle]] = [:]
+        for handle in listed { handles[handle.bucket, default: []].append(handle) }
+        // A listed handle `t` matches a handle `m` of the person as `t.matches(m)`, as in `person(_:isAmong:)`.
+        let contactListed = contactHandles.map { mine in
+            mine.contains { m in handles[m.bucket]?.contains { $0.matches(m) } ?? false }
+        }
+        return PeopleList(entries: entries, contactListed: contactListed, handles: handles)
+    }
+
+    /// Whether the person is among the list: the same answer as `person(_:isAmong: list.entries)`.
+    public func person(_ resolved: Resolved, isIn list: PeopleList) -> Bool {
+        if let index = resolved.contactIndex, list.contactListed[index] { return true }
+        guard !list.handles.isEmpty else { return false }
+        for m in resolved.handles {
+            if let candidates = list.handles[m.bucket], candidates.contains(where: { $0.matches(m) }) { return true }
         }
         return false
     }

@@ -48,52 +48,73 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
     private init?(ascii raw: String) {
         var raw = raw
         let result: Handle?? = raw.withUTF8 { b -> Handle? in
-            var lo = 0, hi = b.count
+            let count = b.count
             var i = 0
-            while i < hi {
+            while i < count {
                 if b[i] >= 0x80 { return nil }
                 i &+= 1
             }
-            func isSpace(_ c: UInt8) -> Bool { c == 0x20 || (c >= 0x09 && c <= 0x0D) }
-            func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
-            while lo < hi, isSpace(b[lo]) { lo &+= 1 }
-            while hi > lo, isSpace(b[hi &- 1]) { hi &-= 1 }
-            func hasPrefix(_ p: StaticString) -> Bool {
-                let n = p.utf8CodeUnitCount
-                guard hi &- lo >= n else { return false }
-                for k in 0..<n where lower(b[lo &+ k]) != p.utf8Start[k] { return false }
-                return true
-            }
-            if hasPrefix("mailto:") { lo &+= 7 } else if hasPrefix("tel:") { lo &+= 4 }
-            func lowered() -> String {
-                String(unsafeUninitializedCapacity: hi &- lo) { out in
-                    for k in lo..<hi { out[k &- lo] = lower(b[k]) }
-                    return hi &- lo
-                }
-            }
-            var at = false
-            for k in lo..<hi where b[k] == 0x40 { at = true; break }
-            if at { return Handle(kind: .email, key: lowered()) }
-            var isPhone = lo < hi
-            var digitCount = 0
-            for k in lo..<hi {
-                let c = b[k]
-                if c >= 0x30 && c <= 0x39 { digitCount &+= 1 }
-                else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2B { continue }
-                else { isPhone = false; break }
-            }
-            guard isPhone && digitCount >= 3 else { return Handle(kind: .other, key: lowered()) }
-            var digits = String(unsafeUninitializedCapacity: digitCount) { out in
-                var n = 0
-                for k in lo..<hi where b[k] >= 0x30 && b[k] <= 0x39 { out[n] = b[k]; n &+= 1 }
-                return n
-            }
-            // "00" is the international dialling prefix: 0049… is +49….
-            if digits.utf8.starts(with: [0x30, 0x30]) { digits = String(digits.dropFirst(2)) }
-            return Handle(kind: .phone, key: digits)
+            var lo = 0, hi = count
+            while lo < hi, Self.isSpace(b[lo]) { lo &+= 1 }
+            while hi > lo, Self.isSpace(b[hi &- 1]) { hi &-= 1 }
+            if Self.hasPrefix(b, lo, hi, "mailto:") { lo &+= 7 } else if Self.hasPrefix(b, lo, hi, "tel:") { lo &+= 4 }
+            return Self.normalised(b, lo, hi)
         }
         guard let handle = result ?? nil else { return nil }
         self = handle
+    }
+
+    // The byte helpers take the bounds as arguments: nested functions capturing the variable
+    // bounds cost an exclusivity check on each access.
+
+    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || (c >= 0x09 && c <= 0x0D) }
+
+    @inline(__always) private static func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+
+    /// Whether `b[lo..<hi]` starts with the lower-case `p`, ignoring case.
+    private static func hasPrefix(_ b: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int, _ p: StaticString) -> Bool {
+        let n = p.utf8CodeUnitCount
+        guard hi &- lo >= n else { return false }
+        for k in 0..<n where lower(b[lo &+ k]) != p.utf8Start[k] { return false }
+        return true
+    }
+
+    private static func lowered(_ b: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> String {
+        String(unsafeUninitializedCapacity: hi &- lo) { out in
+            for k in lo..<hi { out[k &- lo] = lower(b[k]) }
+            return hi &- lo
+        }
+    }
+
+    /// The handle `b[lo..<hi]` (ASCII, trimmed, without its scheme) stands for.
+    private static func normalised(_ b: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> Handle {
+        for k in lo..<hi where b[k] == 0x40 { return Handle(kind: .email, key: lowered(b, lo, hi)) }
+        var isPhone = lo < hi
+        var digitCount = 0
+        for k in lo..<hi {
+            let c = b[k]
+            if c >= 0x30 && c <= 0x39 { digitCount &+= 1 }
+            else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2B { continue }
+            else { isPhone = false; break }
+        }
+        guard isPhone && digitCount >= 3 else { return Handle(kind: .other, key: lowered(b, lo, hi)) }
+        // "00" is the international dialling prefix: 0049… is +49….
+        var leadingZeros = 0
+        for k in lo..<hi where b[k] >= 0x30 && b[k] <= 0x39 {
+            guard b[k] == 0x30 else { break }
+            leadingZeros &+= 1
+            if leadingZeros == 2 { break }
+        }
+        let skip = leadingZeros == 2 ? 2 : 0
+        let digits = String(unsafeUninitializedCapacity: digitCount &- skip) { out in
+            var n = 0, seen = 0
+            for k in lo..<hi where b[k] >= 0x30 && b[k] <= 0x39 {
+                if seen >= skip { out[n] = b[k]; n &+= 1 }
+                seen &+= 1
+            }
+            return n
+        }
+        return Handle(kind: .phone, key: digits)
     }
 
     public var description: String { key }

@@ -264,7 +264,7 @@ struct Evaluation {
     // MARK: 6. focus
 
     mutating func applyFocus() {
-        guard let focus = activeFocus?.focus else {
+        guard let (focus, why) = activeFocus else {
             traceOnly("focus", "no focus is on")
             return
         }
@@ -274,94 +274,168 @@ struct Evaluation {
             note("focus", "silenced by a rule")
             return
         }
-        let why = focusWhy
+        // The reason is one sentence, written once into one buffer: why the focus is on, then what it did.
+        var text = pipeline.whyText(why, focus: focus, clock: clock, capacity: 128)
         if focus.silence == .locked && !context.locked {
-            note("focus", why + ", but it silences only while the device is locked")
+            text += ", but it silences only while the device is locked"
+            note("focus", text)
             return
         }
         let directory = self.directory
         let sender = envelope.communication?.sender.map { directory.resolve($0) }
-        let text: String
-        if let breakthrough = focusBreakthrough(focus, sender: sender) {
-            decision.breakthrough = breakthrough.kind
-            text = why + "; " + breakthrough.why
-        } else if subject.delivery == .alert || subject.delivery == .quiet {
+        let filtered = filteredOut(focus)
+        if let breakthrough = focusBreakthrough(focus, sender: sender, filtered: filtered, why: &text) {
+            decision.breakthrough = breakthrough
+        } else if let forced = subject.delivery, forced == .alert || forced == .quiet {
             decision.breakthrough = .rule
-            text = why + "; a rule forced delivery " + subject.delivery!.rawValue
+            text += "; a rule forced delivery "
+            text += forced.rawValue
         } else {
             decision.delivery = .silenced
             decision.breakthrough = nil
-            text = why + "; silenced: " + silencedWhy(focus, sender: sender)
+            text += "; silenced: "
+            writeSilencedWhy(focus, sender: sender, filtered: filtered, to: &text)
         }
         note("focus", text)
     }
 
-    struct Passage {
-        var kind: Decision.Breakthrough
-        var why: String
+    /// The focus filter for the app when it keeps this notification out: what it lets through and
+    /// the notification's criteria.
+    func filteredOut(_ focus: FocusSettings) -> (allowed: [String], criteria: String)? {
+        guard !focus.filters.isEmpty, let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria,
+              !allowed.contains(criteria) else { return nil }
+        return (allowed, criteria)
     }
 
-    func focusBreakthrough(_ focus: FocusSettings, sender: Directory.Resolved?) -> Passage? {
+    /// How the notification passes the focus, if it does; then "; " and why are appended to `text`.
+    func focusBreakthrough(_ focus: FocusSettings, sender: Directory.Resolved?,
+                           filtered: (allowed: [String], criteria: String)?, why text: inout String) -> Decision.Breakthrough? {
         let level = subject.level
-        if let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria, !allowed.contains(criteria) {
-            if level == .critical { return Passage(kind: .critical, why: "critical: breaks through everything") }
+        if filtered != nil {
+            if level == .critical {
+                text += "; critical: breaks through everything"
+                return .critical
+            }
             return nil
         }
-        if level == .critical { return Passage(kind: .critical, why: "critical: breaks through everything") }
+        if level == .critical {
+            text += "; critical: breaks through everything"
+            return .critical
+        }
         if level == .timeSensitive && focus.timeSensitive {
-            return Passage(kind: .timeSensitive, why: "time-sensitive notifications are allowed")
+            text += "; time-sensitive notifications are allowed"
+            return .timeSensitive
         }
         let communication = envelope.communication
         if focus.mode == .silence {
             let appListed = focus.apps.contains(envelope.app)
-            let personListed = sender.map { directory.person($0, isAmong: focus.people) } ?? false
+            let personListed = sender.map { isListed($0, focus) } ?? false
             if let sender, communication?.kind == .call {
                 if !appListed && callerPasses(sender, focus) {
-                    return Passage(kind: .call, why: "calls from \(directory.displayName(of: sender)) are allowed")
+                    text += "; calls from "
+                    text += directory.displayName(of: sender)
+                    text += " are allowed"
+                    return .call
                 }
                 if focus.repeatedCalls, isRepeatedCall(sender) {
-                    return Passage(kind: .repeatedCall, why: "\(directory.displayName(of: sender)) called again within 3 minutes")
+                    text += "; "
+                    text += directory.displayName(of: sender)
+                    text += " called again within 3 minutes"
+                    return .repeatedCall
                 }
             }
             if appListed || personListed {
-                return subject.allow == true ? Passage(kind: .rule, why: "allowed by a rule") : nil
+                guard subject.allow == true else { return nil }
+                text += "; allowed by a rule"
+                return .rule
             }
-            if let sender { return Passage(kind: .person, why: "\(directory.displayName(of: sender)) is not silenced") }
-            return Passage(kind: .app, why: "\(settings.name) is not silenced")
+            text += "; "
+            if let sender {
+                text += directory.displayName(of: sender)
+                text += " is not silenced"
+                return .person
+            }
+            text += settings.name
+            text += " is not silenced"
+            return .app
         }
         if let sender, communication?.kind == .call {
             if callerPasses(sender, focus) {
-                return Passage(kind: .call, why: "calls from \(directory.displayName(of: sender)) are allowed (\(focus.calls.rawValue))")
+                text += "; calls from "
+                text += directory.displayName(of: sender)
+                text += " are allowed ("
+                text += focus.calls.rawValue
+                text += ")"
+                return .call
             }
             if focus.repeatedCalls, isRepeatedCall(sender) {
-                return Passage(kind: .repeatedCall, why: "\(directory.displayName(of: sender)) called again within 3 minutes")
+                text += "; "
+                text += directory.displayName(of: sender)
+                text += " called again within 3 minutes"
+                return .repeatedCall
             }
         }
         if let sender, communication?.kind == .message, isAllowedPerson(sender, focus) {
-            return Passage(kind: .person, why: "\(directory.displayName(of: sender)) is an allowed person")
+            text += "; "
+            text += directory.displayName(of: sender)
+            text += " is an allowed person"
+            return .person
         }
         if focus.apps.contains(envelope.app) {
-            return Passage(kind: .app, why: "\(settings.name) is an allowed app")
+            text += "; "
+            text += settings.name
+            text += " is an allowed app"
+            return .app
         }
-        if subject.allow == true { return Passage(kind: .rule, why: "allowed by a rule") }
+        if subject.allow == true {
+            text += "; allowed by a rule"
+            return .rule
+        }
         return nil
     }
 
-    func silencedWhy(_ focus: FocusSettings, sender: Directory.Resolved?) -> String {
-        if let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria, !allowed.contains(criteria) {
-            return "the focus filter for \(settings.name) lets through only \(GroupSummary.joinList(allowed.map { "\"\($0)\"" })), not \"\(criteria)\""
+    /// Why the focus silences the notification, appended to `text`.
+    func writeSilencedWhy(_ focus: FocusSettings, sender: Directory.Resolved?,
+                          filtered: (allowed: [String], criteria: String)?, to text: inout String) {
+        if let (allowed, criteria) = filtered {
+            text += "the focus filter for "
+            text += settings.name
+            text += " lets through only "
+            text += GroupSummary.joinList(allowed.map { "\"\($0)\"" })
+            text += ", not \""
+            text += criteria
+            text += "\""
+            return
         }
-        if focus.mode == .silence { return "\(settings.name) or its sender is silenced in Focus \(focus.name)" }
+        if focus.mode == .silence {
+            text += settings.name
+            text += " or its sender is silenced in Focus "
+            text += focus.name
+            return
+        }
         if let sender {
-            let kind = envelope.communication?.kind == .call ? "calls from" : "messages from"
-            return "\(kind) \(directory.displayName(of: sender)) are not allowed in Focus \(focus.name)"
+            text += envelope.communication?.kind == .call ? "calls from " : "messages from "
+            text += directory.displayName(of: sender)
+            text += " are not allowed in Focus "
+            text += focus.name
+            return
         }
-        return "\(settings.name) is not an allowed app in Focus \(focus.name)"
+        text += settings.name
+        text += " is not an allowed app in Focus "
+        text += focus.name
+    }
+
+    /// Whether the person is among the focus's `people`: through the list prepared with the
+    /// pipeline for the policy's own focuses, else by matching the entries one by one.
+    func isListed(_ person: Directory.Resolved, _ focus: FocusSettings) -> Bool {
+        if focus.people.isEmpty { return false }
+        if let list = pipeline.peopleList(for: focus.people) { return directory.person(person, isIn: list) }
+        return directory.person(person, isAmong: focus.people)
     }
 
     func isAllowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) -> Bool {
-        if focus.mode == .silence { return !directory.person(person, isAmong: focus.people) }
-        if directory.person(person, isAmong: focus.people) { return true }
+        if focus.mode == .silence { return !isListed(person, focus) }
+        if isListed(person, focus) { return true }
         if focus.favorites && directory.isFavorite(person) { return true }
         if focus.suggested > 0 {
             let top = Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),

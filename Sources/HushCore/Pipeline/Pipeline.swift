@@ -9,11 +9,23 @@ public struct Pipeline: Sendable {
         let defaultClock: ZoneClock
         let resolvedApps: [String: ResolvedAppSettings]
         let wildcardApp: AppSettings
+        /// The focuses' `people` lists, each prepared for matching senders against it (those not empty).
+        let peopleLists: [Directory.PeopleList]
+        /// Per focus of the policy: the sentence saying it is on by its schedule.
+        let scheduledWhy: [String]
 
         init(policy: Policy) {
             self.policy = policy
-            self.directory = Directory(contacts: policy.contacts, listed: policy.focuses.flatMap(\.people))
-            self.defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
+            let directory = Directory(contacts: policy.contacts, listed: policy.focuses.flatMap(\.people))
+            self.directory = directory
+            var peopleLists: [Directory.PeopleList] = []
+            for focus in policy.focuses where !focus.people.isEmpty && !peopleLists.contains(where: { $0.entries == focus.people }) {
+                peopleLists.append(directory.peopleList(focus.people))
+            }
+            self.peopleLists = peopleLists
+            let defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
+            self.defaultClock = defaultClock
+            self.scheduledWhy = policy.focuses.enumerated().map { FocusWhy.schedule($0).text(focus: $1, clock: defaultClock) }
             self.wildcardApp = policy.appDefaults
             self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
         }
@@ -72,14 +84,33 @@ public struct Pipeline: Sendable {
         case context(String)
         /// Turned on by hand, by this name.
         case byHand(String, until: Double?)
-        case schedule
+        /// On by its schedule: the policy's focus at this index.
+        case schedule(Int)
 
         func text(focus: FocusSettings, clock: ZoneClock) -> String {
+            var text = ""
+            text.reserveCapacity(48)
+            write(focus: focus, clock: clock, to: &text)
+            return text
+        }
+
+        /// Appends the sentence to `text`.
+        func write(focus: FocusSettings, clock: ZoneClock, to text: inout String) {
+            text += "Focus "
             switch self {
-            case .context(let name): return "Focus " + name + " is on (context)"
+            case .context(let name):
+                text += name
+                text += " is on (context)"
             case .byHand(let name, let until):
-                return "Focus " + name + " is on by hand" + (until.map { " until " + clock.format($0) } ?? "")
-            case .schedule: return "Focus " + focus.name + " is on by its schedule"
+                text += name
+                text += " is on by hand"
+                if let until {
+                    text += " until "
+                    text += clock.format(until)
+                }
+            case .schedule:
+                text += focus.name
+                text += " is on by its schedule"
             }
         }
     }
@@ -96,11 +127,32 @@ public struct Pipeline: Sendable {
                 guard let name = manual.name else { return nil }
                 return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until))
             }
-            for focus in storage.policy.focuses where focus.isScheduled(at: now, clock: clock) {
-                return (focus, .schedule)
+            for (index, focus) in storage.policy.focuses.enumerated() where focus.isScheduled(at: now, clock: clock) {
+                return (focus, .schedule(index))
             }
             return nil
         }
+    }
+
+    /// The sentence saying why the focus is on, in a String with room for `capacity` bytes (for
+    /// the reason it begins); a schedule's sentence is the one prepared with the policy.
+    func whyText(_ why: FocusWhy, focus: FocusSettings, clock: ZoneClock, capacity: Int) -> String {
+        if case .schedule(let index) = why {
+            var text = storage.scheduledWhy[index]
+            text.reserveCapacity(capacity)
+            return text
+        }
+        var text = ""
+        text.reserveCapacity(capacity)
+        why.write(focus: focus, clock: clock, to: &text)
+        return text
+    }
+
+    /// The prepared list for a focus's `people`, when the policy has a focus with this list (found
+    /// at once for the policy's own focus: its array shares the prepared list's storage).
+    func peopleList(for people: [String]) -> Directory.PeopleList? {
+        for list in storage.peopleLists where list.entries == people { return list }
+        return nil
     }
 
     /// The first summary time at or after `t`, DST-correct; nil without summary times.
