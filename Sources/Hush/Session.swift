@@ -10,6 +10,9 @@ public final class Session {
     public let engine: Engine
     public let store: any StateStore
     let interpreter: PolicyInterpreter
+    /// The pipeline this session evaluates with: built from its interpreter's own (equal) policy,
+    /// so that sessions on other threads never write the reference counts this one touches.
+    private let pipeline: Pipeline
     private var clocks: [String: ZoneClock] = [:]
     /// The clock asked for last: a stream's contexts nearly always name one zone.
     private var lastClock: (name: String, clock: ZoneClock)?
@@ -20,18 +23,19 @@ public final class Session {
         self.engine = engine
         self.store = store
         self.interpreter = try PolicyInterpreter(sources: engine.sources, limits: engine.limits)
+        self.pipeline = interpreter.pipelineCopy(of: engine.pipeline) ?? engine.pipeline
         self.runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
     }
 
     /// The clock of the context's zone, else the policy's, else the machine's.
     public func clock(for context: EvaluationContext) -> ZoneClock {
-        guard let name = context.timezone else { return engine.pipeline.defaultClock }
+        guard let name = context.timezone else { return pipeline.defaultClock }
         if let lastClock, lastClock.name == name { return lastClock.clock }
         let clock: ZoneClock
         if let known = clocks[name] {
             clock = known
         } else {
-            clock = ZoneClock(identifier: name) ?? engine.pipeline.defaultClock
+            clock = ZoneClock(identifier: name) ?? pipeline.defaultClock
             clocks[name] = clock
         }
         lastClock = (name, clock)
@@ -48,7 +52,7 @@ public final class Session {
         let user = envelope.user
         let clock = clock(for: context)
         _ = try deliverDueSummaries(user: user, upTo: now)
-        let outcome = engine.pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
+        let outcome = pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
                                                clock: clock, explain: explain)
         try store.apply(outcome.changes)
         return outcome.decision
@@ -58,7 +62,7 @@ public final class Session {
     /// their groups; expired ones are dropped. Taking and delivering are one transaction, so a
     /// crash between them cannot lose the summary.
     public func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
-        let pipeline = engine.pipeline
+        let pipeline = self.pipeline
         return try store.deliverDueSummaries(user: user, upTo: t) { batch in
             pipeline.deliveryChanges(forSummary: batch.notifications)
         }

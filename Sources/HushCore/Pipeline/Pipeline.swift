@@ -202,6 +202,7 @@ public final class PipelineCopies {
     /// The copy for `shared`, or nil when the policies differ (then `shared` is to be used).
     /// `policy` is read only when `shared` is not the pipeline seen last.
     public func copy(of shared: Pipeline, policy: () -> Policy) -> Pipeline? {
+        if let copy, copy.storage === shared.storage { return copy }  // asked with the copy itself
         if let original, original === shared.storage { return copy }
         original = shared.storage
         // Only an equal policy makes an equal pipeline.
