@@ -4,24 +4,13 @@ import HushPolicy
 import Lua
 import XCTest
 
-/// State with nothing in it.
-private struct NoState: StateReading {
-    func delivered(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func queued(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func groupMembers(user: String, groupID: String) -> [StoredNotification] { [] }
-    func calls(user: String, since: Double) -> [CallRecord] { [] }
-    func manualFocus(user: String) -> ManualFocus? { nil }
-    func recent(user: String, since: Double) -> [StoredNotification] { [] }
-    func interactions(user: String, since: Double) -> [Interaction] { [] }
-}
-
 /// Inputs found while fuzzing (fuzz/README.md), kept as they were found: each must be handled
 /// without a crash, and with the right outcome.
 final class PolicyFuzzRegressionTests: XCTestCase {
     private func context() -> RuleContext {
         let now = 1_795_000_000.0
         return RuleContext(now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
-                           ringer: .ring, audio: .none, user: "default", state: NoState(), directory: Directory(contacts: []))
+                           ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
     }
 
     /// A rule that walks `n.payload.d.a.a…` and says how deep it got and what it found there.

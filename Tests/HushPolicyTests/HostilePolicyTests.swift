@@ -3,17 +3,6 @@ import HushPolicy
 import Lua
 import XCTest
 
-/// State with nothing in it: the rules here never need history.
-private struct EmptyState: StateReading {
-    func delivered(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func queued(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func groupMembers(user: String, groupID: String) -> [StoredNotification] { [] }
-    func calls(user: String, since: Double) -> [CallRecord] { [] }
-    func manualFocus(user: String) -> ManualFocus? { nil }
-    func recent(user: String, since: Double) -> [StoredNotification] { [] }
-    func interactions(user: String, since: Double) -> [Interaction] { [] }
-}
-
 /// Policies that try to hang, exhaust or escape the interpreter, or break the rule contract.
 final class HostilePolicyTests: XCTestCase {
     /// Loose on purpose: it catches a hang, not slowness.

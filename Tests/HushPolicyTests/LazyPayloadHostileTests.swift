@@ -3,16 +3,6 @@ import HushPolicy
 import Lua
 import XCTest
 
-private struct NoState: StateReading {
-    func delivered(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func queued(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func groupMembers(user: String, groupID: String) -> [StoredNotification] { [] }
-    func calls(user: String, since: Double) -> [CallRecord] { [] }
-    func manualFocus(user: String) -> ManualFocus? { nil }
-    func recent(user: String, since: Double) -> [StoredNotification] { [] }
-    func interactions(user: String, since: Double) -> [Interaction] { [] }
-}
-
 /// Rules that try to tell a lazy `n.payload` from the plain table it stands for, or to break it.
 /// Most rules run a probe twice, on the lazy table and on the same table written as a Lua
 /// constructor (built as the eager copy was: arrays presized to their length, objects to their
@@ -31,7 +21,7 @@ final class LazyPayloadHostileTests: XCTestCase {
     private func context() -> RuleContext {
         let now = 1_795_000_000.0
         return RuleContext(now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
-                           ringer: .ring, audio: .none, user: "default", state: NoState(), directory: Directory(contacts: []))
+                           ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
     }
 
     private func run(_ policy: PolicyInterpreter, _ line: String? = nil) throws -> [RuleReport] {

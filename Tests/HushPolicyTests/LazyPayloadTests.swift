@@ -3,16 +3,6 @@ import HushPolicy
 import Lua
 import XCTest
 
-private struct NoState: StateReading {
-    func delivered(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func queued(user: String, app: String, id: String) -> StoredNotification? { nil }
-    func groupMembers(user: String, groupID: String) -> [StoredNotification] { [] }
-    func calls(user: String, since: Double) -> [CallRecord] { [] }
-    func manualFocus(user: String) -> ManualFocus? { nil }
-    func recent(user: String, since: Double) -> [StoredNotification] { [] }
-    func interactions(user: String, since: Double) -> [Interaction] { [] }
-}
-
 /// `n.payload` and `n.headers` are built as far as a rule reads them; everything a rule can do
 /// with them must behave as with the full copies they stand for.
 final class LazyPayloadTests: XCTestCase {
@@ -26,7 +16,7 @@ final class LazyPayloadTests: XCTestCase {
     private func context() -> RuleContext {
         let now = 1_795_000_000.0
         return RuleContext(now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
-                           ringer: .ring, audio: .none, user: "default", state: NoState(), directory: Directory(contacts: []))
+                           ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
     }
 
     private func run(_ policy: PolicyInterpreter, _ line: String? = nil) throws -> (RuleSubject, [RuleReport]) {
