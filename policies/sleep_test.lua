@@ -9,7 +9,7 @@ local function message(who, body)
 end
 local function call(id, date, who)
   return { app = "com.example.phone", id = id, date = date,
-           payload = { aps = { alert = { title = who.name or who.handle, body = "Incoming call" } } },
+           payload = { aps = { alert = { title = who.name or who.handle, body = "Incoming call" }, sound = "ringtone.caf" } },
            communication = { kind = "call", sender = who } }
 end
 local function bank(id)

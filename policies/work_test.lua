@@ -12,7 +12,7 @@ local function message(id, who, body, group, extra)
   local thread = group and group:lower() or who
   local payload = { aps = { alert = { title = group or people[who].name, body = body,
                                       ["summary-arg"] = people[who].name:match("^%S+") },
-                            ["thread-id"] = thread, category = "MESSAGE", badge = 1 } }
+                            ["thread-id"] = thread, category = "MESSAGE", badge = 1, sound = "default" } }
   for k, v in pairs(extra or {}) do payload[k] = v end
   return { app = "com.example.chat", id = id, payload = payload,
            communication = { kind = "message", sender = people[who], group = group } }

@@ -5,15 +5,15 @@ import HushState
 /// notifications that expired before them), and every change of the active focus.
 public enum SimulationEvent: Sendable {
     case notification(at: Double, envelope: Envelope, decision: Decision)
-    case summary(SummaryBatch)
-    case focus(at: Double, name: String?)
+    case summary(SummaryDelivery)
+    case focus(FocusChange)
     case invalid(line: Int, message: String)
 
     public var at: Double? {
         switch self {
         case .notification(let at, _, _): at
-        case .summary(let batch): batch.at
-        case .focus(let at, _): at
+        case .summary(let delivery): delivery.at
+        case .focus(let change): change.at
         case .invalid: nil
         }
     }
@@ -64,25 +64,34 @@ extension Session {
             for instant in Set(instants).sorted() where instant > previous && (inclusive ? instant <= t : instant < t) {
                 for user in users {
                     try reportFocus(user: user, at: instant)
-                    for batch in try deliverDueSummaries(user: user, upTo: instant) { try emit(.summary(batch)) }
+                    try deliverSummaries(user: user, upTo: instant)
                 }
             }
             previous = max(previous, t)
         }
 
         func reportFocus(user: String, at t: Double) throws {
-            let name = engine.pipeline.activeFocus(at: t, context: context, user: user, state: store, clock: clock)?.focus.name
+            let active = engine.pipeline.activeFocus(at: t, context: context, user: user, state: store, clock: clock)
+            let name = active?.focus.name
             if let known = focusByUser[user], known == name { return }
             if focusByUser[user] == nil && name == nil { focusByUser[user] = .some(nil); return }
+            let previous = focusByUser[user] ?? nil
             focusByUser[user] = .some(name)
-            try emit(.focus(at: t, name: name))
+            let reason = active?.why ?? previous.map { "Focus \($0) is off" } ?? "no focus is on"
+            try emit(.focus(FocusChange(user: user, at: t, focus: name, reason: reason)))
+        }
+
+        func deliverSummaries(user: String, upTo t: Double) throws {
+            for batch in try deliverDueSummaries(user: user, upTo: t) {
+                try emit(.summary(summaryDelivery(batch, locked: context.locked)))
+            }
         }
 
         for (_, envelope) in ordered {
             let t = envelope.date!
             try advance(to: t, inclusive: true)
             try reportFocus(user: envelope.user, at: context.now ?? t)
-            for batch in try deliverDueSummaries(user: envelope.user, upTo: context.now ?? t) { try emit(.summary(batch)) }
+            try deliverSummaries(user: envelope.user, upTo: context.now ?? t)
             let decision = try evaluate(envelope, context: context)
             try emit(.notification(at: t, envelope: envelope, decision: decision))
         }

@@ -62,31 +62,10 @@ struct SimulateCommand: ParsableCommand {
             w.raw("{\"event\":\"notification\",\"at\":"); w.writeString(clock.format(at))
             w.raw(",\"decision\":"); decision.write(to: &w)
             w.raw("}")
-        case .summary(let batch):
-            w.raw("{\"event\":\"summary\",\"at\":"); w.writeString(clock.format(batch.at))
-            w.raw(",\"notifications\":[")
-            for (i, n) in batch.notifications.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.raw("{\"id\":"); w.writeString(n.id)
-                w.raw(",\"app\":"); w.writeString(n.app)
-                w.raw(",\"title\":"); if let t = n.title { w.writeString(t) } else { w.writeNull() }
-                w.raw(",\"body\":"); if let b = n.body { w.writeString(b) } else { w.writeNull() }
-                w.raw(",\"relevance\":"); if let r = n.relevance { w.writeNumber(r) } else { w.writeNull() }
-                w.raw(",\"media\":"); w.writeBool(n.hasMedia)
-                w.raw(",\"date\":"); w.writeString(clock.format(n.date))
-                w.raw(",\"user\":"); w.writeString(n.user)
-                w.raw("}")
-            }
-            w.raw("],\"dropped\":[")
-            for (i, n) in batch.dropped.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.writeString(n.id)
-            }
-            w.raw("]}")
-        case .focus(let at, let name):
-            w.raw("{\"event\":\"focus\",\"at\":"); w.writeString(clock.format(at))
-            w.raw(",\"focus\":"); if let name { w.writeString(name) } else { w.writeNull() }
-            w.raw("}")
+        case .summary(let delivery):
+            HushEvent.summary(delivery).write(to: &w, clock: clock)
+        case .focus(let change):
+            HushEvent.focus(change).write(to: &w, clock: clock)
         case .invalid(let line, let message):
             return ErrorLine.make(line, message)
         }
@@ -123,18 +102,18 @@ struct Timeline {
         switch event {
         case .invalid(let line, let message):
             Output.line("  line \(line): skipped: \(message)")
-        case .focus(let at, let name):
-            let time = header(at)
-            Output.line("\(time)  ── Focus \(name.map { "\($0) on" } ?? "off") ──")
+        case .focus(let change):
+            let time = header(change.at)
+            Output.line("\(time)  ── Focus \(change.focus.map { "\($0) on" } ?? "off") ──")
         case .summary(let batch):
             let time = header(batch.at)
             Output.line("\(time)  ▤ Scheduled Summary: \(batch.notifications.count) notification\(batch.notifications.count == 1 ? "" : "s")")
             for n in batch.notifications {
                 let app = pipeline.settings(for: n.app).name
-                Output.line("          · \(app): \(Self.text(title: n.title, body: n.body))")
+                Output.line("          · \(app): \(Self.text(title: n.title, body: n.body, placeholder: n.placeholder))")
             }
             for n in batch.dropped {
-                Output.line("          ✕ \(pipeline.settings(for: n.app).name): \(Self.text(title: n.title, body: n.body)) (expired, dropped)")
+                Output.line("          ✕ \(pipeline.settings(for: n.app).name): \(Self.text(title: n.title, body: n.body, placeholder: n.placeholder)) (expired, dropped)")
             }
         case .notification(let at, let envelope, let d):
             let time = header(at)
@@ -146,18 +125,27 @@ struct Timeline {
             case .silenced: "🌙"
             case .dropped: "✕"
             case .background: "↻"
+            case .withdrawn: "⌫"
             }
             var what = d.delivery.rawValue
             if let b = d.breakthrough { what += " (\(b.rawValue))" }
             if d.delivery == .summary, let at = d.summaryAt { what += " until \(Schedule.formatTime(clock.local(at).minuteOfDay))" }
-            let sender = envelope.communication?.sender.map { pipeline.directory.displayName(of: $0) }
-            let title = envelope.title == sender ? nil : envelope.title
-            Output.line("\(time)  \(mark) \(app) — \(sender.map { $0 + ": " } ?? "")\(Self.text(title: title, body: envelope.body))")
+            if let placeholder = d.placeholder {
+                // Previews hidden: the timeline shows what the screen shows, no sender, title or body.
+                Output.line("\(time)  \(mark) \(app) — \(placeholder)")
+            } else if d.delivery == .withdrawn {
+                Output.line("\(time)  \(mark) \(app) — withdraws \(envelope.collapseKey)")
+            } else {
+                let sender = envelope.communication?.sender.map { pipeline.directory.displayName(of: $0) }
+                let title = envelope.title == sender ? nil : envelope.title
+                Output.line("\(time)  \(mark) \(app) — \(sender.map { $0 + ": " } ?? "")\(Self.text(title: title, body: envelope.body))")
+            }
             Output.line("          \(what)" + (d.announcement.map { "; Siri: \"\($0)\"" } ?? "") + (d.reasons.last.map { " — \($0)" } ?? ""))
         }
     }
 
-    static func text(title: String?, body: String?) -> String {
+    static func text(title: String?, body: String?, placeholder: String? = nil) -> String {
+        if let placeholder { return placeholder }
         let parts = [title, body].compactMap { $0 }.filter { !$0.isEmpty }
         let joined = parts.joined(separator: " — ")
         return joined.count > 70 ? String(joined.prefix(69)) + "…" : (joined.isEmpty ? "(no text)" : joined)

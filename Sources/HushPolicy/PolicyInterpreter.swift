@@ -272,7 +272,8 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
                 }
                 changes.level = level
             case "delivery":
-                guard let s = value.stringValue, let d = Decision.Delivery(rawValue: s) else {
+                // Withdrawing is the app's act, never a rule's.
+                guard let s = value.stringValue, let d = Decision.Delivery(rawValue: s), d != .withdrawn else {
                     return wrong("alert, quiet, summary, silenced or dropped")
                 }
                 changes.delivery = d

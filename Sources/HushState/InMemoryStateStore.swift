@@ -160,9 +160,23 @@ public final class InMemoryStateStore: StateStore {
                 s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
                 s.arrivals.append(entry, date: n.date)
                 noteApplied(s, date: n.date, ceiling: ceiling)
+            case .replace(let n, let queued):
+                let s = makeState(n.user)
+                if queued {
+                    s.queue[Key(app: n.app, id: n.id)] = Entry(n)
+                    s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
+                } else {
+                    deliver(n, in: s, arrival: false)
+                }
+                noteApplied(s, date: n.date, ceiling: ceiling)
             case .dequeue(let user, let app, let id):
                 if let s = state(user) {
                     s.queue[Key(app: app, id: id)] = nil
+                    noteApplied(s, date: -.infinity, ceiling: ceiling)
+                }
+            case .withdraw(let user, let app, let id):
+                if let s = state(user) {
+                    withdraw(Key(app: app, id: id), in: s)
                     noteApplied(s, date: -.infinity, ceiling: ceiling)
                 }
             case .recordCall(let call):
@@ -172,17 +186,22 @@ public final class InMemoryStateStore: StateStore {
             }
         }
         for change in changes {
-            let user: String
-            switch change {
-            case .deliver(let n), .enqueue(let n): user = n.user
-            case .dequeue(let u, _, _): user = u
-            case .recordCall(let call): user = call.user
-            }
-            if let s = state(user) { pruneIfDue(s) }
+            if let s = state(change.user) { pruneIfDue(s) }
         }
     }
 
-    private func deliver(_ n: StoredNotification, in s: UserState) {
+    /// Removes a delivered or queued notification; its group shrinks (and goes when empty).
+    private func withdraw(_ key: Key, in s: UserState) {
+        s.queue[key] = nil
+        guard let old = s.delivered.removeValue(forKey: key)?.n else { return }
+        if let groupID = old.groupID, let group = s.groups[groupID] {
+            group.members.removeAll { $0.n.id == key.id && $0.n.app == key.app }
+            group.digest = nil
+            if group.members.isEmpty { s.groups[groupID] = nil }
+        }
+    }
+
+    private func deliver(_ n: StoredNotification, in s: UserState, arrival: Bool = true) {
         let key = Key(app: n.app, id: n.id)
         let entry = Entry(n)
         let old = s.delivered.updateValue(entry, forKey: key)?.n
@@ -206,7 +225,7 @@ public final class InMemoryStateStore: StateStore {
             }
         }
         // A notification delivered by its summary was counted when it arrived.
-        if n.summaryAt == nil { s.arrivals.append(entry, date: n.date) }
+        if arrival && n.summaryAt == nil { s.arrivals.append(entry, date: n.date) }
     }
 
     public func deliverDueSummaries(user: String, upTo t: Double,

@@ -101,4 +101,12 @@ extension SQLiteStateStore {
             digestCache.add(n, group: group)
         }
     }
+
+    /// Before the delivered notification with this key is removed: drops its group's digest.
+    func dropDigest(user: String, app: String, id: String, in db: Database) throws {
+        guard !digestCache.entries.isEmpty else { return }
+        try forEachRawRow(db, sql: Self.selectDeliveredGroup, [.text(user), .text(app), .text(id)]) { row in
+            if let group = row.text(0) { digestCache.drop(user: user, group: group) }
+        }
+    }
 }

@@ -42,8 +42,8 @@ extension SQLiteStateStore {
         var dates: [String: Double] = [:]
         for change in changes {
             switch change {
-            case .deliver(let n), .enqueue(let n): dates[n.user] = max(dates[n.user] ?? -.infinity, n.date)
-            case .dequeue(let user, _, _): dates[user] = max(dates[user] ?? -.infinity, -.infinity)
+            case .deliver(let n), .enqueue(let n), .replace(let n, _): dates[n.user] = max(dates[n.user] ?? -.infinity, n.date)
+            case .dequeue(let user, _, _), .withdraw(let user, _, _): dates[user] = max(dates[user] ?? -.infinity, -.infinity)
             case .recordCall(let call): dates[call.user] = max(dates[call.user] ?? -.infinity, call.date)
             }
         }

@@ -37,6 +37,7 @@ extension SQLiteStateStore {
         ON CONFLICT (user, app, id) DO UPDATE SET \(N.sqlUpdateFromExcluded)
         """
     static let insertArrival = "INSERT INTO arrivals (\(N.sqlColumns)) VALUES (\(N.sqlPlaceholders))"
+    static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND app = ? AND id = ?"
     static let deleteQueued = "DELETE FROM queue WHERE user = ? AND app = ? AND id = ?"
     static let insertCall = "INSERT INTO calls (user, date, app, caller) VALUES (?, ?, ?, ?)"
     static let upsertManualFocus = """

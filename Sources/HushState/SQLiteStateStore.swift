@@ -135,7 +135,18 @@ public final class SQLiteStateStore: StateStore {
                 let arguments = n.rawArguments
                 try executeRaw(db, sql: Self.upsertQueued, arguments)
                 try executeRaw(db, sql: Self.insertArrival, arguments)
+            case .replace(let n, let queued):
+                if queued {
+                    try executeRaw(db, sql: Self.upsertQueued, n.rawArguments)
+                } else {
+                    try updateDigests(delivering: n, in: db)
+                    try executeRaw(db, sql: Self.upsertDelivered, n.rawArguments)
+                }
             case .dequeue(let user, let app, let id):
+                try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
+            case .withdraw(let user, let app, let id):
+                try dropDigest(user: user, app: app, id: id, in: db)
+                try executeRaw(db, sql: Self.deleteDelivered, [.text(user), .text(app), .text(id)])
                 try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
             case .recordCall(let call):
                 try executeRaw(db, sql: Self.insertCall,

@@ -63,8 +63,9 @@ final class LevelAndAuthorizationTests: XCTestCase {
         XCTAssertNil(background.group)
         let contentAvailable = h.decide("{\"app\":\"a\",\"payload\":{\"aps\":{\"content-available\":1}}}")
         XCTAssertEqual(contentAvailable.delivery, .background)
+        // A badge alone shows nothing: a background push that updates the icon.
         let withBadge = h.decide("{\"app\":\"a\",\"payload\":{\"aps\":{\"content-available\":1,\"badge\":3}}}")
-        XCTAssertEqual(withBadge.delivery, .alert)
+        XCTAssertEqual(withBadge.delivery, .background)
         XCTAssertEqual(withBadge.badge, 3)
 
         // 2026-11-23T09:00:00Z = 1795424400

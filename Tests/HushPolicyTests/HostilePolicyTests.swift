@@ -186,6 +186,7 @@ final class HostilePolicyTests: XCTestCase {
         rule("array", function(n, ctx) return { "critical" } end)
         rule("string", function(n, ctx) return "critical" end)
         rule("good", function(n, ctx) return { level = "time-sensitive", reason = "fine" } end)
+        rule("withdraw", function(n, ctx) return { delivery = "withdrawn" } end)
         """)
         let (s, reports) = try run(policy)
         assertError(reports[0], contains: "change 'level' must be passive, active, time-sensitive or critical, got \"loud\"", at: "policy.lua:1")
@@ -196,6 +197,7 @@ final class HostilePolicyTests: XCTestCase {
         assertError(reports[5], contains: "key = value", at: "policy.lua:6")
         assertError(reports[6], contains: "got a string", at: "policy.lua:7")
         XCTAssertNil(reports[7].error, "wrong values in one rule do not stop the others")
+        assertError(reports[8], contains: "change 'delivery' must be", at: "policy.lua:9")
         XCTAssertEqual(s.level, .timeSensitive)
         XCTAssertFalse(s.delivery != nil || s.allow != nil || s.relevance != nil)
     }

@@ -45,6 +45,8 @@ final class StateStoreConformanceTests: XCTestCase {
     func testRecentCountsArrivalsDeliveredOrQueued() throws { try forEachStore(checkRecentCountsArrivalsDeliveredOrQueued) }
     func testPruneForgetsOldDeliveredAndCalls() throws { try forEachStore(checkPruneForgetsOldDeliveredAndCalls) }
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
+    func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
+    func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
 
     // MARK: delivered list and groups
 
@@ -245,6 +247,41 @@ final class StateStoreConformanceTests: XCTestCase {
         XCTAssertEqual(store.recent(user: "u", since: t0).map(\.id), ["d1", "q1"])
         XCTAssertEqual(store.recent(user: "u", since: t0 - 1000).map(\.id), ["d1", "q1", "old"])
         XCTAssertEqual(store.recent(user: "v", since: 0), [])
+    }
+
+    private func checkReplaceIsAnUpdateNotAnArrival(_ store: any StateStore) throws {
+        try store.apply([.deliver(note("d1", date: t0, title: "first", group: "g")), .deliver(note("d2", date: t0 + 1, group: "g"))])
+        try store.apply([.replace(note("d1", date: t0 + 5, title: "second", group: "g"), queued: false)])
+        XCTAssertEqual(store.delivered(user: "u", app: "com.example.chat", id: "d1")?.title, "second")
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["d1", "d2"], "replaced in place")
+        try store.apply([.enqueue(note("q1", date: t0 + 10, summaryAt: t0 + 3600))])
+        try store.apply([.replace(note("q1", date: t0 + 20, title: "newer", summaryAt: t0 + 3600), queued: true)])
+        XCTAssertEqual(store.queued(user: "u", app: "com.example.chat", id: "q1")?.title, "newer")
+        XCTAssertEqual(store.queuedNotifications(user: "u").count, 1)
+        // Each counted once, when it first arrived.
+        XCTAssertEqual(store.recent(user: "u", since: t0).map(\.id), ["d1", "d2", "q1"])
+    }
+
+    private func checkWithdrawRemovesDeliveredAndQueued(_ store: any StateStore) throws {
+        try store.apply([
+            .deliver(note("a", date: t0, group: "g")), .deliver(note("b", date: t0 + 1, group: "g")),
+            .deliver(note("c", date: t0 + 2, group: "g")), .deliver(note("b", user: "v", date: t0, group: "g")),
+            .enqueue(note("q", date: t0 + 3, summaryAt: t0 + 3600)),
+        ])
+        XCTAssertEqual(store.groupDigest(user: "u", groupID: "g")?.memberCount ?? 3, 3)
+        try store.apply([.withdraw(user: "u", app: "com.example.chat", id: "b")])
+        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "b"))
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "c"])
+        if let digest = store.groupDigest(user: "u", groupID: "g") { XCTAssertEqual(digest.memberCount, 2) }
+        XCTAssertNotNil(store.delivered(user: "v", app: "com.example.chat", id: "b"), "another user's is untouched")
+        try store.apply([.withdraw(user: "u", app: "com.example.chat", id: "q")])
+        XCTAssertEqual(store.queuedNotifications(user: "u"), [])
+        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: t0 + 7200), [], "a withdrawn held one is in no summary")
+        // Nothing to withdraw: nothing changes.
+        try store.apply([.withdraw(user: "u", app: "com.example.other", id: "a")])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "c"])
+        try store.apply([.withdraw(user: "u", app: "com.example.chat", id: "a"), .withdraw(user: "u", app: "com.example.chat", id: "c")])
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g"), [])
     }
 
     // MARK: prune

@@ -2,6 +2,8 @@
 public struct Decision: Sendable, Hashable {
     public enum Delivery: String, Sendable, Hashable, CaseIterable {
         case alert, quiet, summary, silenced, dropped, background
+        /// A withdraw line: the app removed a notification it sent earlier.
+        case withdrawn
     }
 
     public enum Breakthrough: String, Sendable, Hashable, CaseIterable {

@@ -12,7 +12,7 @@ extension Envelope {
         }
         // The top-level members in one pass, as for payload.aps (see DecodedAPS.decode).
         var appMember, payloadMember, headersMember, idMember, dateMember, userMember, communicationMember,
-            attachmentsMember: JSONValue?
+            attachmentsMember, withdrawMember: JSONValue?
         root._pairs.withUnsafeBufferPointer { members in
             for i in members.indices {
                 let key = members[i].key
@@ -33,6 +33,8 @@ extension Envelope {
                     } else if key == "headers" {
                         headersMember = members[i].value
                     }
+                case 8:
+                    if key == "withdraw" { withdrawMember = members[i].value }
                 case 11:
                     if key == "attachments" { attachmentsMember = members[i].value }
                 case 13:
@@ -46,7 +48,16 @@ extension Envelope {
         guard case .string(let app) = appValue, !app.isEmpty else {
             throw InputError(field: "app", "must be a non-empty string, got \(appValue.quotedForError)")
         }
-        guard let payloadValue = payloadMember else { throw InputError(field: "payload", "is required (the APNs payload)") }
+        var withdraw = false
+        if let value = withdrawMember, !value.isNull {
+            guard case .bool(let flag) = value else {
+                throw InputError(field: "withdraw", "must be true or false, got \(value.quotedForError)")
+            }
+            withdraw = flag
+        }
+        // A withdraw line names what it removes; it has nothing to show, so no payload is needed.
+        let payloadValue = payloadMember ?? (withdraw ? .object(JSONObject()) : nil)
+        guard let payloadValue else { throw InputError(field: "payload", "is required (the APNs payload)") }
         guard case .object(let payload) = payloadValue else {
             throw InputError(field: "payload", "must be an object, got \(payloadValue.typeName)")
         }
@@ -86,6 +97,8 @@ extension Envelope {
             id = s
         } else if let collapseID {
             id = collapseID
+        } else if withdraw {
+            throw InputError(field: "id", "is required to withdraw a notification (or headers.apns-collapse-id)")
         } else {
             id = fallbackID()
             idIsGenerated = true
@@ -136,7 +149,7 @@ extension Envelope {
             }
         }
         return Envelope(
-            app: app, id: id, idIsGenerated: idIsGenerated, date: date, user: user, headers: headers, payload: payload,
+            app: app, id: id, idIsGenerated: idIsGenerated, collapseKey: collapseID ?? id, withdraw: withdraw, date: date, user: user, headers: headers, payload: payload,
             pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
             title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
             summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,

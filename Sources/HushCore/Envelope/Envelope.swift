@@ -13,6 +13,12 @@ public struct Envelope: Sendable, Hashable {
     public var id: String
     /// True when Hush made the id up: such a notification never collapses with another.
     public var idIsGenerated: Bool
+    /// What it collapses by, and is kept in state under: `headers["apns-collapse-id"]` when
+    /// present (on iOS it becomes the request's identifier), else `id`.
+    public var collapseKey: String
+    /// A withdraw line: not a notification but the app removing one it sent earlier (by
+    /// `collapseKey`); the payload may be empty.
+    public var withdraw: Bool
     /// Arrival time (UNIX seconds); nil when the envelope had none (the context's `now` is used).
     public var date: Double?
     public var user: String
@@ -55,6 +61,14 @@ public struct Envelope: Sendable, Hashable {
     /// Whether anything would be shown or heard: an alert, a sound or a badge.
     public var hasVisibleContent: Bool {
         payload["aps"]?["alert"] != nil || sound != nil || badge != nil
+    }
+
+    /// Whether the notification has something to show or play: a title, subtitle or body, a
+    /// sound, or a communication sender (a call or message from a person always shows who).
+    /// Without any of these a push only updates the badge, if it has one.
+    public var hasSomethingToShow: Bool {
+        !(title ?? "").isEmpty || !(subtitle ?? "").isEmpty || !(body ?? "").isEmpty || sound != nil
+            || communication?.sender != nil
     }
 
     public var hasMedia: Bool { !attachments.isEmpty }

@@ -14,8 +14,11 @@ struct Evaluation {
     var activeFocus: (focus: FocusSettings, why: Pipeline.FocusWhy)?
     var quietOnly = false
     var replacedQueued = false
-    /// The delivered notification with this app and id, when the collapse step looked it up.
+    /// The delivered notification with this app and collapse key, once looked up.
     var deliveredEntry: StoredNotification??
+    /// Whether a delivered or queued notification has this app and collapse key, once looked up:
+    /// then this one is an update of it, not a new arrival.
+    var replacing: Bool?
     /// The steps, only when explaining: sentences for the trace alone are never made otherwise.
     let trace: TraceLog?
 
@@ -62,9 +65,14 @@ struct Evaluation {
 
     mutating func perform(rules: (any RuleRunning)?) {
         defer { if let trace { decision.trace = trace.steps } }
-        if backgroundOrExpired() { return }
+        // Every decision names the focus in force, whatever becomes of the notification.
         activeFocus = pipeline.focusInForce(at: now, context: context, user: envelope.user, state: state, clock: clock)
         decision.focus = activeFocus?.focus.name
+        if envelope.withdraw {
+            withdraw()
+            return
+        }
+        if backgroundOrExpired() { return }
         recordCall()
         runRules(rules)
         if subject.delivery == .dropped {
@@ -73,6 +81,7 @@ struct Evaluation {
         }
         if subject.delivery == .background {
             decision.delivery = .background
+            setBadge()
             return
         }
         if !authorize() { return }
@@ -90,9 +99,18 @@ struct Evaluation {
     mutating func backgroundOrExpired() -> Bool {
         if envelope.pushType == "background" || (envelope.contentAvailable && !envelope.hasVisibleContent) {
             decision.delivery = .background
+            setBadge()
             note("background", envelope.pushType == "background"
                  ? "background push (apns-push-type: background): no user-visible notification"
                  : "content-available with no alert, sound or badge: a background push")
+            return true
+        }
+        if !envelope.hasSomethingToShow {
+            decision.delivery = .background
+            setBadge()
+            note("background", decision.badge != nil
+                 ? "nothing to show (no title, body, sound or sender): only the badge is updated"
+                 : "nothing to show (no title, body, sound or sender): no user-visible notification")
             return true
         }
         if let expiration = envelope.expiration, expiration != 0, expiration < now {
@@ -106,10 +124,61 @@ struct Evaluation {
 
     // MARK: calls are remembered whatever happens to them
 
+    /// A call is remembered once: one that replaces an earlier call (the same collapse key) is an
+    /// update of that call, not a second one, so it never counts as a repeated call.
     mutating func recordCall() {
         guard let communication = envelope.communication, communication.kind == .call,
               let caller = communication.sender else { return }
+        if isReplacing() {
+            traceOnly("calls", "updates the call \(envelope.collapseKey): not a second call")
+            return
+        }
         changes.append(.recordCall(CallRecord(user: envelope.user, date: now, app: envelope.app, caller: caller)))
+    }
+
+    /// Whether a delivered or queued notification has this app and collapse key (looked up once).
+    mutating func isReplacing() -> Bool {
+        if let replacing { return replacing }
+        guard !envelope.idIsGenerated else {
+            replacing = false
+            return false
+        }
+        let delivered = state.delivered(user: envelope.user, app: envelope.app, id: envelope.collapseKey)
+        deliveredEntry = .some(delivered)
+        let found = delivered != nil
+            || state.queued(user: envelope.user, app: envelope.app, id: envelope.collapseKey) != nil
+        replacing = found
+        return found
+    }
+
+    // MARK: withdraw
+
+    /// A withdraw line: removes the delivered or queued notification with this app and collapse
+    /// key; nothing else of the pipeline runs.
+    mutating func withdraw() {
+        decision.delivery = .withdrawn
+        let user = envelope.user, app = envelope.app, key = envelope.collapseKey
+        if let delivered = state.delivered(user: user, app: app, id: key) {
+            decision.replaces = key
+            changes.append(.withdraw(user: user, app: app, id: key))
+            var text = "withdrawn by \(settings.name): the delivered notification \(key) is removed"
+            if let groupID = delivered.groupID {
+                let remaining = state.groupMembers(user: user, groupID: groupID).filter { $0.id != key || $0.app != app }
+                // The line under the group now speaks of all but its newest notification.
+                let line = GroupSummary.line(others: Array(remaining.dropLast()), categories: policy.categories,
+                                             previewsHidden: previewsHidden)
+                decision.group = Decision.Group(id: groupID, count: remaining.count, summary: line)
+                text += "; its group \(groupID) now holds \(remaining.count)"
+            }
+            note("withdraw", text)
+        } else if let queued = state.queued(user: user, app: app, id: key) {
+            decision.replaces = key
+            changes.append(.withdraw(user: user, app: app, id: key))
+            let at = queued.summaryAt.map { " at " + Schedule.formatTime(clock.local($0).minuteOfDay) } ?? ""
+            note("withdraw", "withdrawn by \(settings.name): \(key) is taken out of the Scheduled Summary\(at)")
+        } else {
+            note("withdraw", "nothing to withdraw: no delivered or waiting notification \(key) from \(settings.name)")
+        }
     }
 
     // MARK: rules
@@ -202,17 +271,17 @@ struct Evaluation {
             traceOnly("collapse", "no request id: nothing to replace")
             return
         }
-        let delivered = state.delivered(user: envelope.user, app: envelope.app, id: envelope.id)
-        deliveredEntry = .some(delivered)
-        if delivered != nil {
-            decision.replaces = envelope.id
-            note("collapse", "replaces the delivered notification \(envelope.id) in place")
-        } else if state.queued(user: envelope.user, app: envelope.app, id: envelope.id) != nil {
-            decision.replaces = envelope.id
-            replacedQueued = true
-            note("collapse", "replaces the notification \(envelope.id) waiting for the summary")
+        let key = envelope.collapseKey
+        guard isReplacing() else {
+            traceOnly("collapse", "no earlier notification \(key) from \(settings.name)")
+            return
+        }
+        decision.replaces = key
+        if case .some(.some) = deliveredEntry {
+            note("collapse", "replaces the delivered notification \(key) in place")
         } else {
-            traceOnly("collapse", "no earlier notification \(envelope.id) from \(settings.name)")
+            replacedQueued = true
+            note("collapse", "replaces the notification \(key) waiting for the summary")
         }
     }
 
@@ -257,7 +326,8 @@ struct Evaluation {
         if let expiration = envelope.expiration, (expiration == 0 ? now : expiration) < at {
             note("summary", "expires before that summary: it will be dropped then, not shown stale")
         }
-        changes.append(.enqueue(stored(summaryAt: at, groupID: nil)))
+        let held = stored(summaryAt: at, groupID: nil)
+        changes.append(replacing == true ? .replace(held, queued: true) : .enqueue(held))
         return true
     }
 
@@ -337,7 +407,7 @@ struct Evaluation {
                     text += " are allowed"
                     return .call
                 }
-                if focus.repeatedCalls, isRepeatedCall(sender) {
+                if focus.repeatedCalls, replacing != true, isRepeatedCall(sender) {
                     text += "; "
                     text += directory.displayName(of: sender)
                     text += " called again within 3 minutes"
@@ -368,17 +438,19 @@ struct Evaluation {
                 text += ")"
                 return .call
             }
-            if focus.repeatedCalls, isRepeatedCall(sender) {
+            if focus.repeatedCalls, replacing != true, isRepeatedCall(sender) {
                 text += "; "
                 text += directory.displayName(of: sender)
                 text += " called again within 3 minutes"
                 return .repeatedCall
             }
         }
-        if let sender, communication?.kind == .message, isAllowedPerson(sender, focus) {
+        if let sender, communication?.kind == .message, let how = allowedPerson(sender, focus) {
             text += "; "
             text += directory.displayName(of: sender)
-            text += " is an allowed person"
+            text += how == .suggested
+                ? " is an allowed person (among the \(focus.suggested) people suggested for this focus)"
+                : " is an allowed person"
             return .person
         }
         if focus.apps.contains(envelope.app) {
@@ -433,17 +505,24 @@ struct Evaluation {
         return directory.person(person, isAmong: focus.people)
     }
 
+    /// How a person is allowed through the focus: listed (or a favorite), or suggested.
+    enum AllowedPerson { case listed, suggested }
+
     func isAllowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) -> Bool {
-        if focus.mode == .silence { return !isListed(person, focus) }
-        if isListed(person, focus) { return true }
-        if focus.favorites && directory.isFavorite(person) { return true }
+        allowedPerson(person, focus) != nil
+    }
+
+    func allowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) -> AllowedPerson? {
+        if focus.mode == .silence { return isListed(person, focus) ? nil : .listed }
+        if isListed(person, focus) { return .listed }
+        if focus.favorites && directory.isFavorite(person) { return .listed }
         if focus.suggested > 0 {
             let top = Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
                                        now: now, focus: focus, clock: clock, directory: directory,
                                        excludeAllowed: false).prefix(focus.suggested)
-            if top.contains(where: { directory.samePerson(directory.resolve($0.person), person) }) { return true }
+            if top.contains(where: { directory.samePerson(directory.resolve($0.person), person) }) { return .suggested }
         }
-        return false
+        return nil
     }
 
     func callerPasses(_ caller: Directory.Resolved, _ focus: FocusSettings) -> Bool {
@@ -465,8 +544,24 @@ struct Evaluation {
 
     // MARK: 7. delivery style and alert
 
+    /// Badges (seen on the app icon): for an alert, a silenced notification, a passive quiet one and
+    /// a background push, when the payload has one and the app shows badges. An app delivered
+    /// quietly (or provisionally) lands in Notification Center only: no badge.
+    var appShowsBadges: Bool {
+        settings.badges && settings.authorization == .authorized && settings.delivery != .quiet
+    }
+
+    mutating func setBadge() {
+        guard let badge = envelope.badge, appShowsBadges else { return }
+        switch decision.delivery {
+        case .alert, .silenced, .background: decision.badge = badge
+        case .quiet: if subject.level == .passive { decision.badge = badge }
+        case .summary, .dropped, .withdrawn: break
+        }
+    }
+
     mutating func deliveryStyle() {
-        if settings.badges, let badge = envelope.badge, decision.delivery != .dropped { decision.badge = badge }
+        defer { setBadge() }
         if decision.delivery == .silenced { return }
         let level = subject.level
         if let forced = subject.delivery, forced == .quiet || forced == .silenced {
@@ -493,8 +588,11 @@ struct Evaluation {
         }
         decision.delivery = .alert
         let critical = level == .critical
-        let sound = critical || (settings.sounds && context.ringer == .ring)
-        let audible = level >= .active || forcedAlert
+        // A sound only when the payload asks for one (APNs plays none otherwise); critical always.
+        let asked = envelope.sound != nil
+        let sound = critical || (asked && settings.sounds && context.ringer == .ring)
+        // The style follows the level even when a rule forces the alert: passive stays silent.
+        let audible = level >= .active
         decision.alert = Decision.Alert(
             sound: sound && audible,
             soundName: sound && audible ? (envelope.sound?.name ?? "default") : nil,
@@ -506,6 +604,8 @@ struct Evaluation {
             bypassRinger: critical)
         let words: String
         if critical { words = "alert: critical: sounds through the ringer switch at volume \(decision.alert!.volume!)" }
+        else if !audible { words = "alert: passive, so no sound, vibration or screen wake" }
+        else if !asked { words = "alert: " + level.rawValue + ", no sound (the notification asks for none)" }
         else if !sound { words = context.ringer == .silent ? "alert: no sound (ringer is silent)" : "alert: no sound (" + settings.name + " has sounds off)" }
         else { words = "alert: " + level.rawValue + ", with sound" }
         note("delivery", words)
@@ -575,14 +675,15 @@ struct Evaluation {
             let line: String?
             // A store that keeps digests gives the group's at once, when this notification is not
             // itself in the group already (replacing one in place).
-            let existing = deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: envelope.id)
+            let key = envelope.collapseKey
+            let existing = deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: key)
             if existing?.groupID != id, let digest = state.groupDigest(user: envelope.user, groupID: id) {
                 count = digest.memberCount + 1
-                line = GroupSummary.line(digest, categories: policy.categories)
+                line = GroupSummary.line(digest, categories: policy.categories, previewsHidden: previewsHidden)
             } else {
-                let others = state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != envelope.id || $0.app != envelope.app }
+                let others = state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != key || $0.app != envelope.app }
                 count = others.count + 1
-                line = GroupSummary.line(others: others, categories: policy.categories)
+                line = GroupSummary.line(others: others, categories: policy.categories, previewsHidden: previewsHidden)
             }
             decision.group = Decision.Group(id: id, count: count, summary: line)
             traceOnly("group", "group \(id) holds \(count)" + (line.map { ": \"\($0)\"" } ?? ""))
@@ -593,13 +694,14 @@ struct Evaluation {
             let format = envelope.category.flatMap { policy.categories[$0]?.hiddenPreview } ?? .defaultPlaceholder
             decision.placeholder = format.render(count: count)
         }
-        if replacedQueued { changes.append(.dequeue(user: envelope.user, app: envelope.app, id: envelope.id)) }
-        changes.append(.deliver(stored(summaryAt: nil, groupID: id)))
+        if replacedQueued { changes.append(.dequeue(user: envelope.user, app: envelope.app, id: envelope.collapseKey)) }
+        let delivered = stored(summaryAt: nil, groupID: id)
+        changes.append(replacing == true ? .replace(delivered, queued: false) : .deliver(delivered))
     }
 
     func stored(summaryAt: Double?, groupID: String?) -> StoredNotification {
         StoredNotification(
-            user: envelope.user, app: envelope.app, id: envelope.id, date: envelope.date ?? now, title: envelope.title,
+            user: envelope.user, app: envelope.app, id: envelope.collapseKey, date: envelope.date ?? now, title: envelope.title,
             body: envelope.body, category: envelope.category, threadID: subject.thread, groupID: groupID,
             summaryArgument: envelope.summaryArgument, summaryArgumentCount: envelope.summaryArgumentCount,
             relevance: subject.relevance, hasMedia: envelope.hasMedia,

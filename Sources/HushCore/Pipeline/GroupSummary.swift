@@ -1,23 +1,36 @@
 /// The line under a group that speaks of its *other* notifications (SPEC §5.9).
 public enum GroupSummary {
-    public static func line(others: [StoredNotification], categories: [String: CategorySettings]) -> String? {
-        line(GroupDigest(members: others), categories: categories)
+    public static func line(others: [StoredNotification], categories: [String: CategorySettings],
+                            previewsHidden: Bool = false) -> String? {
+        line(GroupDigest(members: others), categories: categories, previewsHidden: previewsHidden)
     }
 
-    /// The line for a group whose other notifications are summed up in `digest`.
-    public static func line(_ digest: GroupDigest, categories: [String: CategorySettings]) -> String? {
-        let pieces = digest.pieces
-        guard !pieces.isEmpty else { return nil }
-        func format(of piece: GroupDigest.Piece) -> PluralFormat {
-            piece.category.flatMap { categories[$0]?.summaryFormat } ?? .defaultSummary
+    /// The line for a group whose other notifications are summed up in `digest`. Categories with
+    /// the same format (those with none share the default) make one piece; with previews hidden
+    /// the line names nobody (a format with `%@` gives way to the default count form).
+    public static func line(_ digest: GroupDigest, categories: [String: CategorySettings],
+                            previewsHidden: Bool = false) -> String? {
+        guard !digest.pieces.isEmpty else { return nil }
+        var pieces: [(format: PluralFormat, count: Int, arguments: [String])] = []
+        for piece in digest.pieces {
+            var format = piece.category.flatMap { categories[$0]?.summaryFormat } ?? .defaultSummary
+            if previewsHidden && format.mentionsArguments { format = .defaultSummary }
+            if let i = pieces.firstIndex(where: { $0.format == format }) {
+                pieces[i].count += piece.count
+                for argument in piece.arguments where !pieces[i].arguments.contains(argument) {
+                    pieces[i].arguments.append(argument)
+                }
+            } else {
+                pieces.append((format, piece.count, piece.arguments))
+            }
         }
         if pieces.count == 1 {
-            return render(format(of: pieces[0]), count: pieces[0].count, arguments: pieces[0].arguments)
+            return render(pieces[0].format, count: pieces[0].count, arguments: pieces[0].arguments)
         }
-        if pieces.contains(where: { format(of: $0).mentionsArguments }) {
+        if pieces.contains(where: { $0.format.mentionsArguments }) {
             return PluralFormat.defaultSummary.render(count: pieces.reduce(0) { $0 + $1.count })
         }
-        return joinList(pieces.map { format(of: $0).render(count: $0.count) })
+        return joinList(pieces.map { $0.format.render(count: $0.count) })
     }
 
     static func render(_ format: PluralFormat, count: Int, arguments: [String]) -> String {

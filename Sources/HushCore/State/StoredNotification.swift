@@ -109,4 +109,20 @@ public enum StateChange: Sendable, Hashable {
     /// Remove a queued notification (it was replaced by one delivered now).
     case dequeue(user: String, app: String, id: String)
     case recordCall(CallRecord)
+    /// Replace the notification with the same app and id in place: in the delivered list, or in
+    /// the summary queue when `queued`. An update, not an arrival: `hush.recent` counted it once
+    /// already.
+    case replace(StoredNotification, queued: Bool)
+    /// Remove the notification with this app and id from the delivered list (its group shrinks)
+    /// and from the summary queue (it is not in its summary): the app withdrew it.
+    case withdraw(user: String, app: String, id: String)
+
+    /// The user whose state the change touches.
+    public var user: String {
+        switch self {
+        case .deliver(let n), .enqueue(let n), .replace(let n, _): n.user
+        case .dequeue(let user, _, _), .withdraw(let user, _, _): user
+        case .recordCall(let call): call.user
+        }
+    }
 }

@@ -1,0 +1,125 @@
+import HushCore
+
+/// What Hush does over time rather than in answer to a notification: a scheduled summary
+/// delivered at its time, or the focus in force changing. `hush simulate --json` prints these, and
+/// a long-running Hush emits them as they fall due.
+public enum HushEvent: Sendable, Hashable {
+    case summary(SummaryDelivery)
+    case focus(FocusChange)
+
+    public var user: String {
+        switch self {
+        case .summary(let s): s.user
+        case .focus(let f): f.user
+        }
+    }
+
+    /// UNIX seconds.
+    public var at: Double {
+        switch self {
+        case .summary(let s): s.at
+        case .focus(let f): f.at
+        }
+    }
+
+    /// The event as one line of JSON, times in `clock`'s zone.
+    public func write(to w: inout JSONWriter, clock: ZoneClock) {
+        switch self {
+        case .summary(let s):
+            w.raw("{\"event\":\"summary\",\"user\":"); w.writeString(s.user)
+            w.raw(",\"at\":"); w.writeString(clock.format(s.at))
+            w.raw(",\"notifications\":[")
+            for (i, n) in s.notifications.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.raw("{\"id\":"); w.writeString(n.id)
+                w.raw(",\"app\":"); w.writeString(n.app)
+                w.raw(",\"title\":"); Self.writeOptional(n.title, to: &w)
+                w.raw(",\"body\":"); Self.writeOptional(n.body, to: &w)
+                w.raw(",\"group\":"); Self.writeOptional(n.group, to: &w)
+                w.raw(",\"placeholder\":"); Self.writeOptional(n.placeholder, to: &w)
+                w.raw(",\"relevance\":"); if let r = n.relevance { w.writeNumber(r) } else { w.writeNull() }
+                w.raw(",\"media\":"); w.writeBool(n.hasMedia)
+                w.raw(",\"date\":"); w.writeString(clock.format(n.date))
+                w.raw("}")
+            }
+            w.raw("],\"dropped\":[")
+            for (i, n) in s.dropped.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.writeString(n.id)
+            }
+            w.raw("]}")
+        case .focus(let f):
+            w.raw("{\"event\":\"focus\",\"user\":"); w.writeString(f.user)
+            w.raw(",\"at\":"); w.writeString(clock.format(f.at))
+            w.raw(",\"focus\":"); Self.writeOptional(f.focus, to: &w)
+            w.raw(",\"reason\":"); w.writeString(f.reason)
+            w.raw("}")
+        }
+    }
+
+    private static func writeOptional(_ s: String?, to w: inout JSONWriter) {
+        if let s { w.writeString(s) } else { w.writeNull() }
+    }
+}
+
+/// A scheduled summary as it is delivered: its notifications in summary order (relevance, then
+/// media, then newest first), and those that expired before it, dropped.
+public struct SummaryDelivery: Sendable, Hashable {
+    /// One notification of the summary as it is shown: with previews hidden, no title or body,
+    /// and the placeholder in their place.
+    public struct Item: Sendable, Hashable {
+        public var id: String
+        public var app: String
+        public var title: String?
+        public var body: String?
+        /// The group it joins, if grouping is on for its app.
+        public var group: String?
+        public var placeholder: String?
+        public var relevance: Double?
+        public var hasMedia: Bool
+        /// Arrival, UNIX seconds.
+        public var date: Double
+    }
+
+    public var user: String
+    /// UNIX seconds.
+    public var at: Double
+    public var notifications: [Item]
+    public var dropped: [Item]
+}
+
+/// The focus in force changed: a schedule started or ended, or a focus set by hand expired.
+public struct FocusChange: Sendable, Hashable {
+    public var user: String
+    /// UNIX seconds.
+    public var at: Double
+    /// The focus now in force, or nil.
+    public var focus: String?
+    /// Why, in words.
+    public var reason: String
+}
+
+extension Session {
+    /// The summary as it is shown: previews hidden by its app's settings (`locked` is the
+    /// device's state) leave out title and body. Made after the batch was delivered, so each
+    /// placeholder counts the group as it now is.
+    public func summaryDelivery(_ batch: SummaryBatch, locked: Bool) -> SummaryDelivery {
+        let pipeline = engine.pipeline
+        func item(_ n: StoredNotification) -> SummaryDelivery.Item {
+            let settings = pipeline.settings(for: n.app)
+            let hidden = settings.previews == .never || (settings.previews == .unlocked && locked)
+            let group = pipeline.groupID(app: n.app, thread: n.threadID)
+            var placeholder: String?
+            if hidden {
+                let count = group.map { store.groupMembers(user: n.user, groupID: $0).count } ?? 1
+                let format = n.category.flatMap { pipeline.policy.categories[$0]?.hiddenPreview } ?? .defaultPlaceholder
+                placeholder = format.render(count: max(count, 1))
+            }
+            return SummaryDelivery.Item(
+                id: n.id, app: n.app, title: hidden ? nil : n.title, body: hidden ? nil : n.body, group: group,
+                placeholder: placeholder, relevance: n.relevance, hasMedia: n.hasMedia, date: n.date)
+        }
+        return SummaryDelivery(user: batch.user, at: batch.at, notifications: batch.notifications.map(item),
+                               dropped: batch.dropped.map(item))
+    }
+}
