@@ -46,7 +46,7 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         var invalid = 0
-        var timeline = Timeline(clock: clock, pipeline: engine.pipeline)
+        var timeline = Timeline(clock: clock, pipeline: engine.pipeline, locked: context.locked)
         try session.simulate(items, context: context, until: end) { event in
             if case .invalid = event { invalid += 1 }
             if json { Output.write(Self.json(event, clock: clock)) } else { timeline.print(event) }
@@ -77,11 +77,14 @@ struct SimulateCommand: ParsableCommand {
 struct Timeline {
     let clock: ZoneClock
     let pipeline: Pipeline
+    /// The device's state, for previews shown only while unlocked.
+    let locked: Bool
     var day: Int?
 
-    init(clock: ZoneClock, pipeline: Pipeline) {
+    init(clock: ZoneClock, pipeline: Pipeline, locked: Bool) {
         self.clock = clock
         self.pipeline = pipeline
+        self.locked = locked
     }
 
     static let weekdays = ["", "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
@@ -130,11 +133,13 @@ struct Timeline {
             var what = d.delivery.rawValue
             if let b = d.breakthrough { what += " (\(b.rawValue))" }
             if d.delivery == .summary, let at = d.summaryAt { what += " until \(Schedule.formatTime(clock.local(at).minuteOfDay))" }
-            if let placeholder = d.placeholder {
-                // Previews hidden: the timeline shows what the screen shows, no sender, title or body.
-                Output.line("\(time)  \(mark) \(app) — \(placeholder)")
-            } else if d.delivery == .withdrawn {
+            let settings = pipeline.settings(for: envelope.app)
+            let previewsHidden = settings.previews == .never || (settings.previews == .unlocked && locked)
+            if d.delivery == .withdrawn {
                 Output.line("\(time)  \(mark) \(app) — withdraws \(envelope.collapseKey)")
+            } else if previewsHidden {
+                // The timeline shows what the screen shows: no sender, title or body.
+                Output.line("\(time)  \(mark) \(app) — \(d.placeholder ?? "Notification")")
             } else {
                 let sender = envelope.communication?.sender.map { pipeline.directory.displayName(of: $0) }
                 let title = envelope.title == sender ? nil : envelope.title

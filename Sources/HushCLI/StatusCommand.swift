@@ -5,7 +5,8 @@ import Hush
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the active focus and why, and what waits for the next scheduled summary.")
+        abstract: "Show the active focus and why, and what waits for the next scheduled summary.",
+        discussion: "Summaries that fell due by --now are delivered first, so what is listed as waiting still waits.")
 
     @Option(help: "Whose device.") var user = "default"
     @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
@@ -18,6 +19,8 @@ struct StatusCommand: ParsableCommand {
         let store = try state.store()
         let clock = engine.pipeline.defaultClock
         let now = try CommandTime.now(self.now)
+        // An 08:00 summary is never reported as waiting at 09:00: deliver what is due first.
+        _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
         let active = engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock)
         let queued = store.queuedNotifications(user: user)
         let next = engine.pipeline.nextSummary(atOrAfter: now, clock: clock)
