@@ -24,7 +24,8 @@
 ---| "summary"    # held for the next Scheduled Summary
 ---| "silenced"   # in the list now, silently, because a Focus silences it
 ---| "dropped"    # not shown
----| "background" # no user-visible notification (a background push)
+---| "background" # no user-visible notification (a background push, or nothing to show)
+---| "withdrawn"  # a withdraw line: the app removed a notification it sent earlier
 
 ---What let a notification past the active Focus or the Scheduled Summary.
 ---@alias HushBreakthrough
