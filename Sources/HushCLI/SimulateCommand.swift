@@ -8,8 +8,9 @@ struct SimulateCommand: ParsableCommand {
         abstract: "Replay a time-ordered stream as a day: decisions, summaries as they fall due, focus changes.",
         discussion: """
             With --json, JSON Lines events: {"event":"notification","at":T,"decision":{…}}, \
-            {"event":"summary","at":T,"notifications":[…],"dropped":[ids]} (notifications in \
-            presentation order; dropped: expired before the summary), {"event":"focus","at":T,"focus":NAME|null}. \
+            {"event":"summary","user":U,"at":T,"notifications":[{"id","app","title","body","group","placeholder",…}],"dropped":[ids]} \
+            (notifications in summary order; title and body null when the app's previews are hidden; \
+            dropped: expired before the summary), {"event":"focus","user":U,"at":T,"focus":NAME|null,"reason":…}. \
             Summaries due up to --until (default: the end of the last notification's day) are delivered.
             """)
 
