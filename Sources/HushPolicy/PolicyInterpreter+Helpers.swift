@@ -101,12 +101,24 @@ extension PolicyInterpreter {
         let minutes = o["minutes"]?.doubleValue ?? 60
         let app = o["app"]?.stringValue
         let thread = o["thread"]?.stringValue
-        let sender = o["sender"]?.stringValue.map(Handle.init)
+        // A handle, or a person as rules see one (`n.communication.sender`): any of its handles.
+        let senders: [Handle]?
+        switch o["sender"] {
+        case nil: senders = nil
+        case .string(let s)?: senders = [Handle(s)]
+        case .table(let t)?:
+            let handles = ([t["handle"]?.stringValue] + (t["aliases"]?.tableValue?.array.map(\.stringValue) ?? [])).compactMap { $0 }
+            guard !handles.isEmpty else { throw LuaState.HostError("hush.recent: sender must be a handle or a person with a handle") }
+            senders = handles.map(Handle.init)
+        default: throw LuaState.HostError("hush.recent: sender must be a handle or a person with a handle")
+        }
         var count = 0
         for n in ctx.state.recent(user: ctx.user, since: ctx.now - minutes * 60) where n.date <= ctx.now {
             if let app, n.app != app { continue }
             if let thread, n.threadID != thread { continue }
-            if let sender, !(n.sender.map { Handle($0).matches(sender) } ?? false) { continue }
+            if let senders {
+                guard let stored = n.sender.map(Handle.init), senders.contains(where: { stored.matches($0) }) else { continue }
+            }
             count += 1
         }
         lua_pushinteger(L, lua_Integer(count))

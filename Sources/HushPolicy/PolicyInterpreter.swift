@@ -274,7 +274,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
             case "delivery":
                 // Withdrawing is the app's act, never a rule's.
                 guard let s = value.stringValue, let d = Decision.Delivery(rawValue: s), d != .withdrawn else {
-                    return wrong("alert, quiet, summary, silenced or dropped")
+                    return wrong("alert, quiet, summary, silenced, dropped or background")
                 }
                 changes.delivery = d
             case "allow":

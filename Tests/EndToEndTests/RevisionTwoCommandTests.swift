@@ -55,6 +55,28 @@ final class RevisionTwoCommandTests: XCTestCase {
         XCTAssertTrue((bad[1]["error"] as? String)?.contains("withdraw") == true, "\(bad[1])")
     }
 
+    func testRecentCountsAReplacementOnceAndTakesAPersonAsSender() throws {
+        let counting = dir.appendingPathComponent("counting.lua").path
+        try """
+            rule("count", function(n, ctx)
+              return { relevance = 0.5, reason = "person " .. hush.recent { sender = n.communication.sender }
+                       .. ", handle " .. hush.recent { sender = n.communication.sender.handle }
+                       .. ", all " .. hush.recent {} }
+            end)
+            """.write(toFile: counting, atomically: true, encoding: .utf8)
+        func message(_ id: String, _ minute: Int, _ from: String) -> String {
+            "{\"app\":\"chat\",\"id\":\"\(id)\",\"date\":\"2026-11-28T10:0\(minute):00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}},\"communication\":{\"kind\":\"message\",\"sender\":{\"handle\":\"\(from)\"}}}"
+        }
+        let stream = [message("a", 0, "dan@example.com"), message("a", 1, "dan@example.com"), message("b", 2, "eve@example.com"),
+                      message("c", 3, "DAN@example.com")].joined(separator: "\n")
+        let run = try HushBinary.run(["eval", "--ephemeral", "--policy", counting], stdin: stream)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let last = try XCTUnwrap(run.objects.last)
+        XCTAssertEqual(last["errors"] as? [String], [])
+        XCTAssertEqual((last["reasons"] as? [String])?.first, "rule 'count': person 1, handle 1, all 2",
+                       "the replaced message counts once; a person table filters like its handle")
+    }
+
     func testStatusDeliversTheSummaryThatFellDue() throws {
         let held = try XCTUnwrap(try eval("{\"app\":\"com.example.news\",\"id\":\"n1\",\"date\":\"2026-11-28T07:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"Headline\"}}}").first)
         XCTAssertEqual(held["delivery"] as? String, "summary")
