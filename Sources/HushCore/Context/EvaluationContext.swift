@@ -84,3 +84,12 @@ extension EvaluationContext {
         return context
     }
 }
+
+extension EvaluationContext {
+    /// A focus turned on by name must be one the policy declares: a misspelt name would otherwise
+    /// turn on a focus with the defaults, which silences nearly everything.
+    public func checkFocus(declaredBy policy: Policy) throws(InputError) {
+        guard case .on(let name) = focus, let problem = policy.undeclaredFocusProblem(name) else { return }
+        throw InputError(field: "focus", problem)
+    }
+}
