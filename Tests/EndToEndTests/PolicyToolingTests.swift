@@ -80,6 +80,41 @@ final class PolicyToolingTests: XCTestCase {
         XCTAssertEqual(run.lines.last, "1 passed, 1 failed")
     }
 
+    /// A directory with `mine.lua` (Work lets mail through) and the given test files.
+    func testDirectory(_ tests: [String: String]) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hush-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try "focus \"Work\" { apps = { \"com.example.mail\" } }\n".write(to: dir.appendingPathComponent("mine.lua"), atomically: true, encoding: .utf8)
+        for (name, text) in tests {
+            try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        return dir
+    }
+
+    func testFailuresListFieldsInTheDecisionsOrder() throws {
+        // Listed out of order on purpose; every value is wrong.
+        let dir = try testDirectory(["mine_test.lua": """
+            test("everything is wrong", {
+              context = { focus = "Work", now = "2026-11-24T10:00:00+01:00" },
+              notification = { app = "com.example.chat", payload = { aps = { alert = "hi" } } },
+              expect = { replaces = "r", summary_at = "2026-11-24T18:00:00+01:00", placeholder = "p",
+                         group = { summary = "s", count = 5, id = "g" }, announcement = "a", badge = 3,
+                         breakthrough = "app", focus = "Sleep", requested_level = "passive", level = "critical",
+                         delivery = "quiet", rules = { "r" } },
+            })
+            """])
+        let first = try HushBinary.run(["test", dir.path])
+        XCTAssertEqual(first.status, 1)
+        let fields = first.lines.filter { $0.hasPrefix("    ") }.map { String($0.dropFirst(4).prefix { $0 != ":" }) }
+        XCTAssertEqual(fields, ["delivery", "level", "requested_level", "focus", "breakthrough", "badge", "announcement",
+                                "group.id", "group.count", "group.summary", "placeholder", "summary_at", "replaces", "rules",
+                                "reasons"], first.stdout)
+        for _ in 0..<3 {
+            let again = try HushBinary.run(["test", dir.path])
+            XCTAssertEqual(again.stdout, first.stdout)
+        }
+    }
+
     func testOutcomesTableIsWhatTheScriptPrints() throws {
         let script = HushBinary.root.appendingPathComponent("scripts/outcomes.sh")
         let table = HushBinary.root.appendingPathComponent("examples/outcomes.md")

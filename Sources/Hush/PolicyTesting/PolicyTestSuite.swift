@@ -244,7 +244,9 @@ return recorded
                 messages.append("\(path.isEmpty ? "decision" : path): expected an object, got \(got.jsonString())")
                 return
             }
-            for (key, value) in e {
+            // In the decision's order: the same every run, and the order people read decisions in.
+            for key in Self.ordered(e.keys, by: g.keys) {
+                let value = e[key]!
                 let child = path.isEmpty ? key : path + "." + key
                 if path.isEmpty && g[key] == nil && key != "trace" {
                     messages.append("\(child): not a decision field\(Spelling.hint(for: key, in: g.keys))")
@@ -257,5 +259,10 @@ return recorded
         if expected != got {
             messages.append("\(path): expected \(expected.jsonString()), got \(got.jsonString())")
         }
+    }
+
+    /// `keys` in the order of `order`, then the others sorted.
+    static func ordered(_ keys: [String], by order: [String]) -> [String] {
+        order.filter(keys.contains) + keys.filter { !order.contains($0) }.sorted()
     }
 }
