@@ -41,7 +41,7 @@ extension EvaluationContext {
         var context = EvaluationContext()
         let known = ["now", "timezone", "focus", "locked", "ringer", "audio"]
         for key in object.keys where !known.contains(key) {
-            throw InputError(field: key, "unknown context key (known: \(known.joined(separator: ", ")))")
+            throw InputError(field: key, "unknown context key\(Spelling.hint(for: key, in: known)) (known: \(known.joined(separator: ", ")))")
         }
         if let value = object["now"], !value.isNull {
             guard case .string(let s) = value, let t = RFC3339.parse(s) else {
