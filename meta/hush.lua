@@ -513,9 +513,10 @@ null = nil
 ---@field expect HushExpect
 
 ---A policy test: decides `spec.notification` with the policy of the same name (work_test.lua
----tests work.lua) in a fresh state, and compares the fields in `spec.expect`.
+---tests work.lua) in a fresh state, and compares the fields in `spec.expect`. `spec` may be a
+---function returning the table: an error in it then fails only this test.
 ---@param name string what the test shows, printed when it fails
----@param spec HushTestSpec
+---@param spec HushTestSpec|fun(): HushTestSpec
 function test(name, spec) end
 
 ---Tests another policy than the file of the same name: paths relative to the test file.

@@ -45,7 +45,7 @@ struct Bench: ParsableCommand {
             let sources = try PolicyFiles.sources(paths: [policy])
             let engine = try Engine(sources: sources)
             let envelopes = try decodeStream()
-            let run = try Self.evaluate(engine: engine, envelopes: envelopes, context: try benchContext(), shiftWeeks: 0)
+            let run = try Self.evaluate(engine: engine, envelopes: envelopes, context: try benchContext(for: engine.policy), shiftWeeks: 0)
             print(String(format: "%d decisions: %.0f decisions/s (CPU)", run.count, run.cpuRate))
             return
         }
@@ -55,7 +55,6 @@ struct Bench: ParsableCommand {
             Output.error("hush bench: \(error)")
             throw ExitCode(2)
         }
-        let context = try benchContext()
 
         // (5) policy load time: Engine (the policy read, validated and prepared) and a session (its
         // own interpreter).
@@ -73,6 +72,7 @@ struct Bench: ParsableCommand {
         }
         figures["load_engine_ms"] = median(engineTimes) * 1000
         figures["load_session_ms"] = median(sessionTimes) * 1000
+        let context = try benchContext(for: engine.policy)
 
         // The stream, decoded up front.
         let rssBeforeStream = Memory.residentBytes()
@@ -141,9 +141,9 @@ struct Bench: ParsableCommand {
 
     // MARK: input
 
-    private func benchContext() throws -> EvaluationContext {
-        if let context { return try ContextFile.load(context) }
-        if FileManager.default.fileExists(atPath: "benchmarks/context.json") { return try ContextFile.load("benchmarks/context.json") }
+    private func benchContext(for policy: Policy) throws -> EvaluationContext {
+        if let context { return try ContextFile.load(context, for: policy) }
+        if FileManager.default.fileExists(atPath: "benchmarks/context.json") { return try ContextFile.load("benchmarks/context.json", for: policy) }
         return EvaluationContext(timezone: "Europe/Berlin", locked: true)
     }
 

@@ -8,7 +8,9 @@ struct Check: ParsableCommand {
         discussion: """
             Each file is checked as a policy of its own (a directory: each of its .lua files); with \
             --together, all of them as one policy, as `hush eval --policy A --policy B` would load \
-            them. Test files (*_test.lua) are checked as tests. Every problem is printed as \
+            them. Test files (*_test.lua) are checked as tests: what `hush test` would refuse (unknown \
+            keys and decision fields, a bad context or notification, a focus the policy does not \
+            declare, an error in a test). Every problem is printed as \
             file:line: message. Exit 0 when clean, 1 with problems, 2 when a file cannot be read.
             """)
 
@@ -54,13 +56,27 @@ struct Check: ParsableCommand {
             }
         }
         for test in tests {
-            do {
-                let suite = try PolicyTestSuite(testFile: test)
-                Output.line("\(test): ok (\(count(suite.cases.count, "test", "tests")))")
-            } catch {
+            let suite: PolicyTestSuite
+            do { suite = try PolicyTestSuite(testFile: test) } catch {
                 for problem in error.problems { Output.line(problem.description) }
                 problems += error.problems.count
+                continue
             }
+            // The focus names need the policy; one that does not load is reported when it is checked.
+            let policy = (try? PolicyFiles.sources(paths: suite.policyPaths)).flatMap { try? Engine(sources: $0).policy }
+            var found: [PolicyProblem] = []
+            for c in suite.cases {
+                for message in policy.map({ suite.problems(of: c, policy: $0) }) ?? c.problems {
+                    found.append(PolicyProblem(file: c.file, line: c.line, message: "test \"\(c.name)\": \(message)"))
+                }
+            }
+            // Last, as in the file: the tests before it were all declared.
+            if let stopped = suite.stopped { found.append(stopped) }
+            if found.isEmpty {
+                Output.line("\(test): ok (\(count(suite.cases.count, "test", "tests")))")
+            }
+            for problem in found { Output.line(problem.description) }
+            problems += found.count
         }
         if problems > 0 {
             Output.line("\(count(problems, "problem", "problems"))")

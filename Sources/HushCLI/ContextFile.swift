@@ -3,8 +3,9 @@ import Foundation
 import Hush
 
 enum ContextFile {
-    /// Reads --context, or the defaults; a bad file is a usage error (exit 2).
-    static func load(_ path: String?) throws -> EvaluationContext {
+    /// Reads --context, or the defaults; a bad file, or a focus `policy` does not declare, is a
+    /// usage error (exit 2).
+    static func load(_ path: String?, for policy: Policy) throws -> EvaluationContext {
         guard let path else { return EvaluationContext() }
         guard let data = FileManager.default.contents(atPath: path) else {
             Output.error("hush: \(path): no such file or cannot be read")
@@ -12,7 +13,9 @@ enum ContextFile {
         }
         do {
             let json = try Array(data).withUnsafeBytes { buffer throws(JSONError) in try JSONParser.parse(buffer) }
-            return try EvaluationContext.decode(json)
+            let context = try EvaluationContext.decode(json)
+            try context.checkFocus(declaredBy: policy)
+            return context
         } catch let error as JSONError {
             Output.error("hush: \(path): \(error.message)")
             throw ExitCode(2)

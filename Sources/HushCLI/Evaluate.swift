@@ -15,7 +15,7 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio).", valueName: "file"))
+    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.", valueName: "file"))
     var contextPath: String?
 
     @OptionGroup var state: StateOptions
@@ -28,7 +28,7 @@ struct Evaluate: ParsableCommand {
 
     func run() throws {
         let engine = try policy.engine()
-        let context = try ContextFile.load(contextPath)
+        let context = try ContextFile.load(contextPath, for: engine.policy)
         let store = try state.store()
         let session = try engine.makeSession(store: store)
         // Read once: a property wrapper's getter is not free on every line.

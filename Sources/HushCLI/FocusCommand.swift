@@ -9,10 +9,20 @@ struct FocusCommand: ParsableCommand {
         subcommands: [On.self, Off.self])
 
     struct On: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Turn a focus on by hand.")
+        static let configuration = CommandConfiguration(
+            abstract: "Turn a focus on by hand.",
+            discussion: """
+                NAME must be a focus the policy declares, spelt as it declares it (case included); any \
+                other name is refused with exit status 2 and nothing is changed. With --force it is \
+                turned on anyway, as a focus with the defaults: only critical and time-sensitive \
+                notifications and repeated calls get through.
+                """)
 
-        @Argument(help: "The focus name, as the policy declares it.")
+        @Argument(help: "The focus name, exactly as the policy declares it.")
         var name: String
+
+        @Flag(help: "Turn the focus on even when the policy declares no focus of that name.")
+        var force = false
 
         @Option(help: ArgumentHelp("When it turns off again: RFC 3339, HH:MM, or a duration such as 90m.", valueName: "time"))
         var until: String?
@@ -24,6 +34,12 @@ struct FocusCommand: ParsableCommand {
 
         func run() throws {
             let engine = try policy.engine()
+            // Refused before the state is opened: a misspelt name must not even create the file.
+            let problem = engine.policy.undeclaredFocusProblem(name)
+            if let problem, !force {
+                Output.error("hush: \(problem); use --force to turn it on anyway")
+                throw ExitCode(2)
+            }
             let store = try state.store()
             let clock = engine.pipeline.defaultClock
             let now = try CommandTime.now(self.now)
@@ -32,9 +48,8 @@ struct FocusCommand: ParsableCommand {
             let declared = engine.policy.focus(named: name)
             let focusName = declared?.name ?? name
             try store.setManualFocus(user: user, ManualFocus(name: focusName, since: now, until: end))
-            if declared == nil {
-                let known = engine.policy.focuses.map(\.name)
-                Output.error("hush: note: the policy declares no focus \"\(name)\"\(Spelling.hint(for: name, in: known)); it silences everything but critical and time-sensitive notifications")
+            if declared == nil, let problem {
+                Output.error("hush: note: \(problem); it silences everything but critical and time-sensitive notifications")
             }
             Output.line("Focus \(focusName) is on" + (end.map { " until \(clock.format($0))" } ?? " until you turn it off"))
         }

@@ -15,7 +15,7 @@ struct SimulateCommand: ParsableCommand {
             """)
 
     @OptionGroup var policy: PolicyOptions
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state.", valueName: "file"))
+    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"))
     var contextPath: String?
     @OptionGroup var state: StateOptions
     @Option(help: ArgumentHelp("Deliver summaries due up to this time (RFC 3339).", valueName: "time")) var until: String?
@@ -24,7 +24,7 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         let engine = try policy.engine()
-        let context = try ContextFile.load(contextPath)
+        let context = try ContextFile.load(contextPath, for: engine.policy)
         let store = try state.store()
         let session = try engine.makeSession(store: store)
         let clock = session.clock(for: context)

@@ -9,7 +9,9 @@ struct TestCommand: ParsableCommand {
         discussion: """
             Each test decides a notification against the policy of the same name (work_test.lua tests \
             work.lua) and compares the decision fields it expects. Failures print file:line, expected \
-            and got; the last line is "N passed, N failed". Exit 0 only when all pass.
+            and got, field by field in the decision's order; the last line is "N passed, N failed". \
+            A malformed test (an unknown key or field, a bad context, an error in its function) fails \
+            and the others still run. Exit 0 only when all pass.
             """)
 
     @Argument(help: "Test files or directories (default: policies).")
@@ -34,6 +36,10 @@ struct TestCommand: ParsableCommand {
                 for problem in error.problems { Output.line("\(problem.description)") }
                 failed += 1
                 continue
+            }
+            if let stopped = suite.stopped {
+                Output.line(stopped.description)
+                failed += 1
             }
             let engine: Engine
             if let cached = engines[suite.policyPaths] { engine = cached } else {

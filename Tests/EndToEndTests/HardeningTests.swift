@@ -314,7 +314,8 @@ final class HardeningTests: XCTestCase {
             ["eval", "--state", path, input],
             ["donate", "--state", path, input],
             ["status", "--json", "--state", path],
-            ["focus", "on", "Work", "--state", path],
+            // The default policy declares no focus: --force gets past the name to the state.
+            ["focus", "on", "Work", "--force", "--state", path],
         ]
         for arguments in commands {
             let run = try HushBinary.run(arguments)

@@ -119,6 +119,39 @@ final class StateCommandTests: XCTestCase {
         XCTAssertEqual(msg["breakthrough"] as? String, "person")
     }
 
+    /// "today" and "yesterday" are calendar days in the policy's time zone, not 24-hour periods.
+    func testSuggestNamesCalendarDays() throws {
+        let lines = [
+            // Bob: last reached at 23:30 on Tuesday 24 November (Berlin).
+            "{\"date\":\"2026-11-24T20:00:00+01:00\",\"direction\":\"outgoing\",\"kind\":\"message\",\"people\":[\"bob@example.com\"]}",
+            "{\"date\":\"2026-11-24T23:30:00+01:00\",\"direction\":\"outgoing\",\"kind\":\"message\",\"people\":[\"bob@example.com\"]}",
+            // Carol: last reached at 01:00 on Wednesday 25 November.
+            "{\"date\":\"2026-11-24T20:00:00+01:00\",\"direction\":\"outgoing\",\"kind\":\"message\",\"people\":[\"carol@example.com\"]}",
+            "{\"date\":\"2026-11-25T01:00:00+01:00\",\"direction\":\"outgoing\",\"kind\":\"message\",\"people\":[\"carol@example.com\"]}",
+            // Dan: last reached at 23:30 on Monday 23 November.
+            "{\"date\":\"2026-11-23T20:00:00+01:00\",\"direction\":\"outgoing\",\"kind\":\"message\",\"people\":[\"dan@example.com\"]}",
+            "{\"date\":\"2026-11-23T23:30:00+01:00\",\"direction\":\"outgoing\",\"kind\":\"message\",\"people\":[\"dan@example.com\"]}",
+        ].joined(separator: "\n")
+        let donate = try HushBinary.run(["donate", "--state", state], stdin: lines)
+        XCTAssertEqual(donate.status, 0, donate.stderr)
+        func why(at now: String) throws -> [String: String] {
+            let run = try HushBinary.run(["suggest", "--json", "--policy", policy, "--state", state, "--now", now])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let array = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+            var out: [String: String] = [:]
+            for s in array { if let h = s["handle"] as? String { out[h] = s["why"] as? String } }
+            return out
+        }
+        // 00:30 on Wednesday: an hour after Bob, but the day before; Dan 25 hours and two days ago.
+        let justAfterMidnight = try why(at: "2026-11-25T00:30:00+01:00")
+        XCTAssertTrue(justAfterMidnight["bob@example.com"]?.hasSuffix("most recently yesterday.") == true, "\(justAfterMidnight)")
+        XCTAssertTrue(justAfterMidnight["dan@example.com"]?.hasSuffix("most recently 2 days ago.") == true, "\(justAfterMidnight)")
+        // 23:00 on Wednesday: 22 hours after Carol, the same day.
+        let lateEvening = try why(at: "2026-11-25T23:00:00+01:00")
+        XCTAssertTrue(lateEvening["carol@example.com"]?.hasSuffix("most recently today.") == true, "\(lateEvening)")
+        XCTAssertTrue(lateEvening["bob@example.com"]?.hasSuffix("most recently yesterday.") == true, "\(lateEvening)")
+    }
+
     func testSimulateJSONEvents() throws {
         let stream = """
             {"app":"com.example.news","id":"n1","date":"2026-11-27T07:00:00+01:00","payload":{"aps":{"alert":"low","relevance-score":0.1}}}

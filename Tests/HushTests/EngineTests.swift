@@ -77,6 +77,20 @@ final class EngineTests: XCTestCase {
         let result = suite.run(engine: try Engine(sources: [source]))
         XCTAssertEqual(result.summaryLine, "1 passed, 0 failed", result.failures.map(\.description).joined())
     }
+
+    /// A test's `expect` is checked against these lists before it runs: they must be the
+    /// decision's own fields, in the order it prints them.
+    func testPolicyTestSuiteKnowsTheDecisionsFields() throws {
+        let session = try Engine(sources: [source]).makeSession()
+        let decision = try session.evaluate(try envelope("{\"app\":\"chat\",\"payload\":{\"aps\":{\"alert\":\"hi\",\"sound\":\"default\"}}}"),
+                                            explain: true)
+        guard case .object(let json) = try JSONParser.parse(decision.jsonString) else { return XCTFail("not an object") }
+        XCTAssertEqual(json.keys, PolicyTestSuite.decisionFields)
+        XCTAssertEqual(Set(PolicyTestSuite.objectFields.keys), ["alert", "group"])
+        for (field, fields) in PolicyTestSuite.objectFields {
+            XCTAssertEqual(json[field]?.objectValue?.keys, fields, field)
+        }
+    }
 }
 
 /// A tiny lock-protected list for the threaded test.

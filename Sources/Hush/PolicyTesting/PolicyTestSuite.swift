@@ -13,6 +13,9 @@ public struct PolicyTestSuite: Sendable {
         public var line: Int
         /// The test table as JSON (`null` sentinel already turned into JSON null).
         public var spec: JSONObject
+        /// What is wrong with the test itself, found before it runs: such a test fails without
+        /// running, and the others still run.
+        public var problems: [String]
     }
 
     public struct Failure: Sendable, CustomStringConvertible {
@@ -37,6 +40,9 @@ public struct PolicyTestSuite: Sendable {
     public let testFile: String
     public let policyPaths: [String]
     public let cases: [TestCase]
+    /// An error outside any test that stopped the file part way; the tests declared before it
+    /// still run.
+    public let stopped: PolicyProblem?
 
     /// Test files under the paths: files as given, directories searched for `*_test.lua`.
     public static func testFiles(in paths: [String]) -> [String] {
@@ -69,25 +75,33 @@ public struct PolicyTestSuite: Sendable {
         do { lua = try LuaState() } catch {
             throw PolicyLoadError(problems: [PolicyProblem(file: testFile, line: 0, message: error.message)])
         }
-        let recorded: LuaValue
+        let registry: Int32
         do {
             try lua.load(Self.prelude, chunkName: "=hush-test")
             lua.pushCallsiteFunction()
             lua.beginBudget()
             try lua.call(arguments: 1, results: 1)
             lua.endBudget()
-            let registry = lua.reference()
-            try lua.run(text, chunkName: testFile)
-            lua.pushReference(registry)
-            recorded = lua.value(at: -1, depth: 24)
-            lua.pop()
+            registry = lua.reference()
         } catch {
             throw PolicyLoadError(problems: [PolicyProblem(file: error.file ?? testFile, line: error.line ?? 0, message: error.message)])
         }
+        var stopped: PolicyProblem?
+        do {
+            try lua.run(text, chunkName: testFile)
+        } catch {
+            // A syntax error means nothing ran. Any other error stops the file where it is raised,
+            // and the tests declared before it are still worth running.
+            let problem = PolicyProblem(file: error.file ?? testFile, line: error.line ?? 0, message: error.message)
+            if error.kind == .syntax { throw PolicyLoadError(problems: [problem]) }
+            stopped = PolicyProblem(file: problem.file, line: problem.line, message: problem.message + "; the tests after it did not run")
+        }
+        lua.pushReference(registry)
+        let recorded = lua.value(at: -1, depth: 24)
+        lua.pop()
         let directory = (testFile as NSString).deletingLastPathComponent
         var policies: [String] = []
         var cases: [TestCase] = []
-        var problems: [PolicyProblem] = []
         for item in recorded.tableValue?.array ?? [] {
             guard let entry = item.tableValue else { continue }
             let line = entry["line"]?.intValue ?? 0
@@ -98,23 +112,23 @@ public struct PolicyTestSuite: Sendable {
                 }
             case "test":
                 let name = entry["name"]?.stringValue ?? "(unnamed)"
-                guard case .object(let spec) = Self.json(from: entry["spec"] ?? .nil) else {
-                    problems.append(PolicyProblem(file: testFile, line: line, message: "test \"\(name)\" needs a table { notification = …, expect = … }"))
+                if let raw = entry["error"]?.stringValue {
+                    // The test's function raised an error: that test fails, the others run.
+                    var error = LuaError(kind: .runtime, raw: raw)
+                    if let file = error.file, file.hasPrefix("..."), testFile.hasSuffix(file.dropFirst(3)) { error.file = testFile }
+                    cases.append(TestCase(name: name, file: testFile, line: line, spec: JSONObject(), problems: [error.description]))
                     continue
                 }
-                let known = ["context", "interactions", "before", "notification", "expect"]
-                for key in spec.keys where !known.contains(key) {
-                    problems.append(PolicyProblem(file: testFile, line: line, message: "test \"\(name)\": unknown key '\(key)'\(Spelling.hint(for: key, in: known))"))
+                guard case .object(let spec) = Self.json(from: entry["spec"] ?? .nil) else {
+                    cases.append(TestCase(name: name, file: testFile, line: line, spec: JSONObject(),
+                                          problems: ["needs a table { notification = …, expect = … }, or a function returning one"]))
+                    continue
                 }
-                if spec["notification"] == nil || spec["expect"] == nil {
-                    problems.append(PolicyProblem(file: testFile, line: line, message: "test \"\(name)\" needs notification = { … } and expect = { … }"))
-                }
-                cases.append(TestCase(name: name, file: testFile, line: line, spec: spec))
+                cases.append(TestCase(name: name, file: testFile, line: line, spec: spec, problems: Self.problems(in: spec)))
             default:
                 break
             }
         }
-        if !problems.isEmpty { throw PolicyLoadError(problems: problems) }
         if policies.isEmpty {
             let base = (testFile as NSString).lastPathComponent
             let policyName = String(base.dropLast("_test.lua".count)) + ".lua"
@@ -122,6 +136,88 @@ public struct PolicyTestSuite: Sendable {
         }
         self.policyPaths = policies
         self.cases = cases
+        self.stopped = stopped
+    }
+
+    // MARK: checking
+
+    static let specKeys = ["context", "interactions", "before", "notification", "expect"]
+
+    /// The decision's fields in the order it prints them (SPEC §3), and the fields of the ones that
+    /// are objects. `expect` may list only these; failures name them in this order.
+    public static let decisionFields = ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough",
+                                        "alert", "badge", "announcement", "group", "placeholder", "summary_at", "replaces",
+                                        "reasons", "rules", "errors", "trace"]
+    public static let objectFields = [
+        "alert": ["sound", "sound_name", "volume", "vibrate", "wake_screen", "banner", "lock_screen", "bypass_ringer"],
+        "group": ["id", "count", "summary"],
+    ]
+
+    /// What `run` would refuse in a test table, without a policy: its keys, the expected fields, the
+    /// context and the notifications. In a stable order, whatever order Lua's table traversal gave.
+    static func problems(in spec: JSONObject) -> [String] {
+        var out: [String] = []
+        for key in ordered(spec.keys, by: specKeys) where !specKeys.contains(key) {
+            out.append("unknown key '\(key)'\(Spelling.hint(for: key, in: specKeys))")
+        }
+        if spec["notification"] == nil || spec["expect"] == nil {
+            out.append("needs notification = { … } and expect = { … }")
+        }
+        if let context = spec["context"] {
+            do { _ = try EvaluationContext.decode(context) } catch { out.append(describe(error, in: "context")) }
+        }
+        if let donated = spec["interactions"] {
+            if case .array(let items) = donated {
+                for (i, item) in items.enumerated() {
+                    do { _ = try Interaction.decode(item) } catch { out.append(describe(error, in: "interactions[\(i + 1)]")) }
+                }
+            } else {
+                out.append("interactions: must be a list of interactions")
+            }
+        }
+        if let before = spec["before"] {
+            if case .array(let items) = before {
+                for (i, item) in items.enumerated() {
+                    do { _ = try Envelope.decode(item, fallbackID: "check") } catch { out.append(describe(error, in: "before[\(i + 1)]")) }
+                }
+            } else {
+                out.append("before: must be a list of notifications")
+            }
+        }
+        if let notification = spec["notification"] {
+            do { _ = try Envelope.decode(notification, fallbackID: "check") } catch { out.append(describe(error, in: "notification")) }
+        }
+        switch spec["expect"] {
+        case .object(let expect)?:
+            for key in ordered(expect.keys, by: decisionFields) {
+                guard decisionFields.contains(key) else {
+                    out.append("expect.\(key): not a decision field\(Spelling.hint(for: key, in: decisionFields))")
+                    continue
+                }
+                guard let fields = objectFields[key], case .object(let inner)? = expect[key] else { continue }
+                for field in ordered(inner.keys, by: fields) where !fields.contains(field) {
+                    out.append("expect.\(key).\(field): not a field of \(key)\(Spelling.hint(for: field, in: fields))")
+                }
+            }
+        case nil:
+            break
+        default:
+            out.append("expect: must be a table of decision fields")
+        }
+        return out
+    }
+
+    /// Everything wrong with `test` before it runs, the focus its context names included.
+    public func problems(of test: TestCase, policy: Policy) -> [String] {
+        var out = test.problems
+        if let json = test.spec["context"], let context = try? EvaluationContext.decode(json) {
+            do { try context.checkFocus(declaredBy: policy) } catch { out.append(Self.describe(error, in: "context")) }
+        }
+        return out
+    }
+
+    static func describe(_ error: InputError, in part: String) -> String {
+        error.field.map { "\(part).\($0): \(error.message)" } ?? "\(part): \(error.message)"
     }
 
     static let prelude = #"""
@@ -130,7 +226,13 @@ local recorded = {}
 null = "\0hush-null\0"
 function test(name, spec)
   local file, line = callsite(2)
-  recorded[#recorded + 1] = { kind = "test", name = name, spec = spec, line = line }
+  local entry = { kind = "test", name = name, spec = spec, line = line }
+  if type(spec) == "function" then
+    -- Built now, but an error fails only this test.
+    local ok, result = pcall(spec)
+    if ok then entry.spec = result else entry.spec, entry.error = nil, tostring(result) end
+  end
+  recorded[#recorded + 1] = entry
 end
 function policy(...)
   local file, line = callsite(2)
@@ -175,7 +277,8 @@ return recorded
     public func run(engine: Engine) -> Result {
         var result = Result()
         for test in cases {
-            let messages = run(test, engine: engine)
+            let problems = problems(of: test, policy: engine.policy)
+            let messages = problems.isEmpty ? run(test, engine: engine) : problems
             if messages.isEmpty { result.passed += 1 } else {
                 result.failures.append(Failure(file: test.file, line: test.line, test: test.name, messages: messages))
             }
@@ -244,7 +347,9 @@ return recorded
                 messages.append("\(path.isEmpty ? "decision" : path): expected an object, got \(got.jsonString())")
                 return
             }
-            for (key, value) in e {
+            // In the decision's order: the same every run, and the order people read decisions in.
+            for key in Self.ordered(e.keys, by: g.keys) {
+                let value = e[key]!
                 let child = path.isEmpty ? key : path + "." + key
                 if path.isEmpty && g[key] == nil && key != "trace" {
                     messages.append("\(child): not a decision field\(Spelling.hint(for: key, in: g.keys))")
@@ -257,5 +362,10 @@ return recorded
         if expected != got {
             messages.append("\(path): expected \(expected.jsonString()), got \(got.jsonString())")
         }
+    }
+
+    /// `keys` in the order of `order`, then the others sorted.
+    static func ordered(_ keys: [String], by order: [String]) -> [String] {
+        order.filter(keys.contains) + keys.filter { !order.contains($0) }.sorted()
     }
 }

@@ -41,7 +41,7 @@ extension EvaluationContext {
         var context = EvaluationContext()
         let known = ["now", "timezone", "focus", "locked", "ringer", "audio"]
         for key in object.keys where !known.contains(key) {
-            throw InputError(field: key, "unknown context key (known: \(known.joined(separator: ", ")))")
+            throw InputError(field: key, "unknown context key\(Spelling.hint(for: key, in: known)) (known: \(known.joined(separator: ", ")))")
         }
         if let value = object["now"], !value.isNull {
             guard case .string(let s) = value, let t = RFC3339.parse(s) else {
@@ -82,5 +82,14 @@ extension EvaluationContext {
             context.audio = a
         }
         return context
+    }
+}
+
+extension EvaluationContext {
+    /// A focus turned on by name must be one the policy declares: a misspelt name would otherwise
+    /// turn on a focus with the defaults, which silences nearly everything.
+    public func checkFocus(declaredBy policy: Policy) throws(InputError) {
+        guard case .on(let name) = focus, let problem = policy.undeclaredFocusProblem(name) else { return }
+        throw InputError(field: "focus", problem)
     }
 }

@@ -64,7 +64,8 @@ public enum Suggestions {
             var parts: [String] = []
             if tally.messages > 0 { parts.append("\(tally.messages) message\(tally.messages == 1 ? "" : "s")") }
             if tally.calls > 0 { parts.append("\(tally.calls) call\(tally.calls == 1 ? "" : "s")") }
-            let days = Int(((now - tally.last) / 86400).rounded(.down))
+            // Calendar days where the person lives: 23:30 is "yesterday" at 00:30.
+            let days = clock.local(now).dayNumber - clock.local(tally.last).dayNumber
             var why = "You reached \(name) with \(GroupSummary.joinList(parts)) in the last 90 days, most recently "
             why += days == 0 ? "today" : days == 1 ? "yesterday" : "\(days) days ago"
             if let focus, useHours, tally.inFocusHours > 0 {

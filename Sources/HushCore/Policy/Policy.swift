@@ -56,4 +56,15 @@ public struct Policy: Sendable, Hashable {
     public func focus(named name: String) -> FocusSettings? {
         focuses.first { $0.name == name } ?? focuses.first { $0.name.lowercased() == name.lowercased() }
     }
+
+    /// Why `name` cannot be turned on, or nil when the policy declares a focus of exactly that name.
+    /// Names match case included, so a file or the state never holds two spellings of one focus.
+    public func undeclaredFocusProblem(_ name: String) -> String? {
+        let names = focuses.map(\.name)
+        if names.contains(name) { return nil }
+        let problem = "the policy declares no focus named \"\(name)\""
+        if names.isEmpty { return problem + "; it declares none" }
+        if let near = Spelling.nearest(to: name, in: names) { return problem + " (did you mean \"\(near)\"?)" }
+        return problem + "; it declares " + GroupSummary.joinList(names.map { "\"\($0)\"" })
+    }
 }
