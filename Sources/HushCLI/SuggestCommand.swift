@@ -29,6 +29,8 @@ struct SuggestCommand: ParsableCommand {
         let store = try state.store()
         let clock = engine.pipeline.defaultClock
         let now = try CommandTime.now(self.now)
+        // Like every command that reads state, deliver what fell due by now first.
+        _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
         var focusSettings: FocusSettings?
         if let focus {
             guard let found = engine.policy.focus(named: focus) else {
