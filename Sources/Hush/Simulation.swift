@@ -26,13 +26,16 @@ extension Session {
                          until: Double?, emit: (SimulationEvent) throws -> Void) throws {
         let clock = clock(for: context)
         var envelopes: [(line: Int, envelope: Envelope)] = []
-        var lastDate = context.now
+        // A line without a date follows the one before it; the first, the context's now, else the
+        // clock (a stream with no dates at all is still replayed, not silently skipped).
+        var lastDate = context.now ?? Clock.now()
         for item in items {
             switch item.result {
             case .failure(let error): try emit(.invalid(line: item.line, message: error.description))
             case .success(var envelope):
-                envelope.date = envelope.date ?? lastDate ?? context.now
-                lastDate = envelope.date
+                let date = envelope.date ?? lastDate
+                envelope.date = date
+                lastDate = date
                 envelopes.append((item.line, envelope))
             }
         }

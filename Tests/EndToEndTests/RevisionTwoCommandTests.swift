@@ -87,6 +87,17 @@ final class RevisionTwoCommandTests: XCTestCase {
         XCTAssertEqual(after.objects.first?["pending_summary"] as? Int, 0, "the 08:00 summary was delivered, not still waiting")
     }
 
+    func testSimulateReplaysAStreamWithoutDates() throws {
+        let stream = """
+            {"app":"chat","id":"m","payload":{"aps":{"alert":"hi","sound":"default"}}}
+            {"app":"chat","id":"m","withdraw":true}
+            """
+        let run = try HushBinary.run(["simulate", "--json", "--ephemeral", "--policy", policy], stdin: stream)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let deliveries = run.objects.compactMap { ($0["decision"] as? [String: Any])?["delivery"] as? String }
+        XCTAssertEqual(deliveries, ["alert", "withdrawn"], run.stdout)
+    }
+
     func testSimulateRespectsHiddenPreviews() throws {
         let stream = """
             {"app":"com.example.bank","id":"b1","date":"2026-11-28T07:00:00+01:00","payload":{"aps":{"alert":{"title":"Payment","body":"SECRET 420 EUR to Dana"}}}}
