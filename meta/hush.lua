@@ -1,5 +1,5 @@
 ---@meta hush
--- meta/hush.lua: the Hush policy API (SPEC §4) for lua-language-server, in LuaCATS annotations.
+-- meta/hush.lua: the Hush policy API (docs/reference.md, "Policy vocabulary") for lua-language-server, in LuaCATS annotations.
 -- Nothing here runs: Hush defines these functions itself. `.luarc.json` at the top of the
 -- repository points the language server here, for completion, hover docs and type checks in
 -- policies (`*.lua`) and policy tests (`*_test.lua`).
@@ -213,7 +213,7 @@ function rule(name, fn) end
 ---@field [integer] string
 ---Every favorite contact gets through. Default false.
 ---@field favorites? boolean
----The top N suggested people (from donated interactions, SPEC §6) get through, 0 to 100. Default 0.
+---The top N suggested people (from donated interactions, docs/reference.md, "People and suggestions") get through, 0 to 100. Default 0.
 ---@field suggested? integer
 
 ---@class HushFocusSettings
@@ -409,7 +409,7 @@ function hush.is_favorite(person) end
 ---@return integer
 function hush.recent(options) end
 
----How many donated interactions (SPEC §6) there were in the last `days` (default 90), with a
+---How many donated interactions (docs/reference.md, "People and suggestions") there were in the last `days` (default 90), with a
 ---person and in a direction.
 ---@param options? HushInteractionsOptions
 ---@return integer
@@ -432,7 +432,7 @@ function hush.note(text) end
 ---@type any
 null = nil
 
----A context, as in a `--context` file (SPEC §2).
+---A context, as in a `--context` file (docs/reference.md, "Context").
 ---@class HushTestContext
 ---RFC 3339; default: the notification's `date`.
 ---@field now? string
@@ -447,7 +447,7 @@ null = nil
 ---Default "none".
 ---@field audio? "none"|"headphones"|"carplay"
 
----A notification envelope (SPEC §1), as in `hush eval` input.
+---A notification envelope (docs/reference.md, "Input"), as in `hush eval` input.
 ---@class HushTestNotification
 ---The sending app's bundle id. Required.
 ---@field app string
@@ -481,7 +481,7 @@ null = nil
 ---@field count? integer
 ---@field summary? string
 
----Decision fields to compare (SPEC §3); unlisted ones are ignored, `null` means "must be null".
+---Decision fields to compare (docs/reference.md, "Decision"); unlisted ones are ignored, `null` means "must be null".
 ---@class HushExpect
 ---@field delivery? HushDelivery
 ---@field level? HushLevel

@@ -4,7 +4,7 @@
 -- every app with its defaults, no Focus, no Scheduled Summary, no rules. Copy it to
 -- ~/.config/hush/policy.lua (or $XDG_CONFIG_HOME/hush/policy.lua) and make it yours.
 --
--- What every app gets by default (SPEC §4), and what you might change:
+-- What every app gets by default (docs/reference.md, "Policy vocabulary"), and what you might change:
 --   authorization = "authorized"   "provisional" lands quietly, "denied" drops everything
 --   critical_alerts = false        true lets the app's critical alerts ring through everything
 --   time_sensitive = true          false turns its time-sensitive notifications into active ones

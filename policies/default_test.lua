@@ -1,5 +1,5 @@
 -- policies/default_test.lua: tests policies/default.lua, the built-in behaviour with no focus,
--- no summary and no rules (SPEC §5). Run with: hush test policies
+-- no summary and no rules (docs/reference.md, "The pipeline, in order"). Run with: hush test policies
 local TUESDAY = { now = "2026-11-24T10:30:00+01:00", timezone = "Europe/Berlin", locked = true }
 
 local function message(id, body)

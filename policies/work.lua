@@ -26,7 +26,7 @@ category "MESSAGE" { summary_format = { one = "%u more message from %@", other =
 
 focus "Work" {
   schedule = { days = "mon-fri", from = "09:00", to = "17:30" },
-  -- Bob and Erin by name, every favorite, and the 3 people I reach most during work hours (SPEC §6).
+  -- Bob and Erin by name, every favorite, and the 3 people I reach most during work hours (docs/reference.md, "People and suggestions").
   people = { "bob@example.com", "erin@example.com", favorites = true, suggested = 3 },
   apps = { "com.example.mail", "com.example.calendar" },
   calls = "contacts",          -- anyone in my contacts may call; strangers get a second chance (repeated calls)

@@ -5,7 +5,7 @@ import Hush
 struct DonateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "donate",
-        abstract: "Remember donated interactions (JSON Lines, SPEC §6), for contact suggestions.",
+        abstract: "Remember donated interactions (JSON Lines with date, direction, kind, app, people, group), for contact suggestions.",
         discussion: """
             Each line: {"date", "direction": "outgoing"|"incoming", "kind": "message"|"call", "app", "people": [Person], "group"}. \
             A bad line is reported in place as {"line": N, "error": "..."} and the rest are kept. \

@@ -5,7 +5,7 @@ import Hush
 struct SuggestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suggest",
-        abstract: "Suggest people to allow through a focus, from donated interactions (SPEC §6).",
+        abstract: "Suggest people to allow through a focus, from donated interactions (hush donate).",
         discussion: """
             Only outgoing interactions count, decayed with a 14-day half-life (calls weigh 1.5, group \
             interactions are split), over the last 90 days; at least 2 interactions. With --focus, \

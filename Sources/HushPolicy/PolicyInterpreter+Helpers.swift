@@ -2,7 +2,7 @@ import CLua54
 import HushCore
 import Lua
 
-/// The `hush.*` helpers rules may call (SPEC §4). Arguments are read raw: no metamethod runs.
+/// The `hush.*` helpers rules may call (docs/reference.md, "Policy vocabulary"). Arguments are read raw: no metamethod runs.
 extension PolicyInterpreter {
     static let helperNames = ["contact", "is_favorite", "recent", "interactions", "suggested", "note"]
 

@@ -2,7 +2,7 @@ import CLua54
 import HushCore
 import Lua
 
-/// The fields of the read-only `n` a rule receives (SPEC §4).
+/// The fields of the read-only `n` a rule receives (docs/reference.md, "Policy vocabulary").
 enum NotificationField: String, CaseIterable {
     case id, app, user, date, title, subtitle, body, category, thread, level, relevance, badge, sound, critical
     case communication, attachments, filter_criteria, headers, payload, requested_level

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import HushCore
 
-/// State in a SQLite file (SPEC §7), with the observable behaviour of `InMemoryStateStore`.
+/// State in a SQLite file (docs/reference.md, "State and events"), with the observable behaviour of `InMemoryStateStore`.
 ///
 /// - One connection (`DatabaseQueue`): the store has one owner at a time, reads are single
 ///   statements, and a pool's reader connections would only add a hop per read. Other processes

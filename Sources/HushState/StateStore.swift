@@ -1,6 +1,6 @@
 import HushCore
 
-/// Where Hush remembers things between notifications (SPEC §7), per user. Implementations: the
+/// Where Hush remembers things between notifications (docs/reference.md, "State and events"), per user. Implementations: the
 /// in-memory twin (tests, `--ephemeral`) and SQLite.
 public protocol StateStore: StateReading, AnyObject {
     /// Records what one evaluation produced, atomically.

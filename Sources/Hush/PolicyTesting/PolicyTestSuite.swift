@@ -143,7 +143,7 @@ public struct PolicyTestSuite: Sendable {
 
     static let specKeys = ["context", "interactions", "before", "notification", "expect"]
 
-    /// The decision's fields in the order it prints them (SPEC §3), and the fields of the ones that
+    /// The decision's fields in the order it prints them (docs/reference.md, "Decision"), and the fields of the ones that
     /// are objects. `expect` may list only these; failures name them in this order.
     public static let decisionFields = ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough",
                                         "alert", "badge", "announcement", "group", "placeholder", "summary_at", "replaces",

@@ -1,4 +1,4 @@
-/// The device's state at evaluation time (SPEC §2). Every field is optional in the input.
+/// The device's state at evaluation time (docs/reference.md, "Context"). Every field is optional in the input.
 public struct EvaluationContext: Sendable, Hashable {
     public enum FocusSelection: Sendable, Hashable {
         /// The policy's schedules (and a focus turned on by hand in state) decide.

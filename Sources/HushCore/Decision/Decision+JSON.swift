@@ -1,5 +1,5 @@
 extension Decision {
-    /// The decision as one line of JSON, keys in the order of SPEC §3.
+    /// The decision as one line of JSON, keys in the documented order (docs/reference.md, "Decision").
     public func write(to w: inout JSONWriter) {
         w.raw("{\"id\":"); w.writeString(id)
         w.raw(",\"app\":"); w.writeString(app)

@@ -1,4 +1,4 @@
-/// What Hush decided for one notification (SPEC §3).
+/// What Hush decided for one notification (docs/reference.md, "Decision").
 public struct Decision: Sendable, Hashable {
     public enum Delivery: String, Sendable, Hashable, CaseIterable {
         case alert, quiet, summary, silenced, dropped, background

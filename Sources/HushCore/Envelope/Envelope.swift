@@ -1,5 +1,5 @@
 /// One incoming notification: the APNs payload as an app server sent it, plus the little metadata
-/// Hush needs. Built by `Envelope.decode`, which validates everything SPEC §1 lists.
+/// Hush needs. Built by `Envelope.decode`, which validates everything the reference lists (docs/reference.md, "Input").
 public struct Envelope: Sendable, Hashable {
     public struct Sound: Sendable, Hashable {
         public var name: String?

@@ -1,5 +1,5 @@
 extension Interaction {
-    /// Decodes a donated interaction (SPEC §6): `date`, `direction`, `kind`, `app`, `people`, `group`,
+    /// Decodes a donated interaction (docs/reference.md, "People and suggestions"): `date`, `direction`, `kind`, `app`, `people`, `group`,
     /// and optionally `user` (default "default").
     public static func decode(_ json: JSONValue) throws(InputError) -> Interaction {
         guard case .object(let o) = json else {

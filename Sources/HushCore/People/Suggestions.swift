@@ -1,6 +1,6 @@
 import Foundation
 
-/// Contact suggestions from donated interactions (SPEC §6): who you reach out to, recently and
+/// Contact suggestions from donated interactions (docs/reference.md, "People and suggestions"): who you reach out to, recently and
 /// often. Only outgoing interactions teach; people who only ever contact you are never suggested.
 public enum Suggestions {
     public static let windowDays = 90.0

@@ -1,4 +1,4 @@
-/// What Siri would say (SPEC §5.8).
+/// What Siri would say (docs/reference.md, "Announcement").
 enum Announcement {
     static func text(envelope: Envelope, appName: String, previewsHidden: Bool, directory: Directory) -> String {
         if let communication = envelope.communication, let sender = communication.sender {

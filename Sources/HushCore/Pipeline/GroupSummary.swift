@@ -1,4 +1,4 @@
-/// The line under a group that speaks of its *other* notifications (SPEC §5.9).
+/// The line under a group that speaks of its *other* notifications (docs/reference.md, "Grouping and the summary line").
 public enum GroupSummary {
     public static func line(others: [StoredNotification], categories: [String: CategorySettings],
                             previewsHidden: Bool = false) -> String? {

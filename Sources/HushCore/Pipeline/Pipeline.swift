@@ -1,4 +1,4 @@
-/// The built-in behaviour of SPEC §5, in its order: background and expiry → rules → authorization →
+/// The built-in behaviour (docs/reference.md, "The pipeline, in order"): background and expiry → rules → authorization →
 /// effective level → collapse → summary → focus → delivery style → announcement → group.
 /// A pipeline is prepared once per policy and is immutable: evaluate from any thread.
 public struct Pipeline: Sendable {

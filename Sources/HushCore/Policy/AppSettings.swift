@@ -1,4 +1,4 @@
-/// An app's settings (SPEC §4). Every field is optional so an app's own block can override
+/// An app's settings (docs/reference.md, "Policy vocabulary"). Every field is optional so an app's own block can override
 /// `app "*"` key by key; `resolved` fills in the defaults.
 public struct AppSettings: Sendable, Hashable {
     public enum Authorization: String, Sendable, Hashable, CaseIterable { case authorized, provisional, denied }
@@ -51,7 +51,7 @@ public struct AppSettings: Sendable, Hashable {
                     announce: announce ?? fallback.announce, name: name ?? fallback.name)
     }
 
-    /// With every default of SPEC §4 filled in.
+    /// With every default filled in (docs/reference.md, "App settings").
     public func resolved(bundleID: String) -> ResolvedAppSettings {
         ResolvedAppSettings(
             authorization: authorization ?? .authorized, criticalAlerts: criticalAlerts ?? false,
@@ -75,7 +75,7 @@ public struct ResolvedAppSettings: Sendable, Hashable {
     public var previews: AppSettings.Previews
     public var grouping: AppSettings.Grouping
     public var summary: Bool
-    /// nil: the defaults of SPEC §5.8.
+    /// nil: the defaults (docs/reference.md, "Announcement").
     public var announce: Bool?
     public var name: String
 }

@@ -1,4 +1,4 @@
-/// A notification category's presentation (SPEC §4 `category`).
+/// A notification category's presentation (docs/reference.md, "Categories").
 public struct CategorySettings: Sendable, Hashable {
     public var summaryFormat: PluralFormat?
     public var hiddenPreview: PluralFormat?

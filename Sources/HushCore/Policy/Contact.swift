@@ -1,4 +1,4 @@
-/// Someone the policy knows by name (SPEC §4 `contact`).
+/// Someone the policy knows by name (docs/reference.md, "Contacts").
 public struct Contact: Sendable, Hashable {
     public var handle: String
     public var name: String?

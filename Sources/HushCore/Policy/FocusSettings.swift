@@ -1,4 +1,4 @@
-/// A Focus (SPEC §4 `focus`): when it is on, who and what may get through, and how it silences.
+/// A Focus (docs/reference.md, "Focuses"): when it is on, who and what may get through, and how it silences.
 public struct FocusSettings: Sendable, Hashable {
     public enum Calls: String, Sendable, Hashable, CaseIterable { case everyone, allowed, favorites, contacts, nobody }
     public enum Silence: String, Sendable, Hashable, CaseIterable { case always, locked }
@@ -9,7 +9,7 @@ public struct FocusSettings: Sendable, Hashable {
     /// Handles listed in `people`.
     public var people: [String]
     public var favorites: Bool
-    /// How many of the top suggested people (SPEC §6) are allowed.
+    /// How many of the top suggested people (docs/reference.md, "People and suggestions") are allowed.
     public var suggested: Int
     public var apps: [String]
     public var calls: Calls
@@ -20,7 +20,7 @@ public struct FocusSettings: Sendable, Hashable {
     /// Per app: the filter criteria that may get through.
     public var filters: [String: [String]]
 
-    /// Defaults where SPEC is silent follow iOS: calls from allowed people, repeated calls on,
+    /// Defaults the reference leaves open follow iOS: calls from allowed people, repeated calls on,
     /// time-sensitive notifications allowed, silencing always, allow-list mode.
     public init(name: String, schedules: [Schedule] = [], people: [String] = [], favorites: Bool = false,
                 suggested: Int = 0, apps: [String] = [], calls: Calls = .allowed, repeatedCalls: Bool = true,

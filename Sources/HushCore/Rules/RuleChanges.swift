@@ -1,4 +1,4 @@
-/// The changes one rule returned (SPEC §4 `rule`). Every field optional: nil means "no change".
+/// The changes one rule returned (docs/reference.md, "Rules and their changes"). Every field optional: nil means "no change".
 public struct RuleChanges: Sendable, Hashable {
     public var level: InterruptionLevel?
     /// Forces the outcome.

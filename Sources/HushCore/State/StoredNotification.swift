@@ -76,7 +76,7 @@ public struct ManualFocus: Sendable, Hashable {
     public func isInForce(at t: Double) -> Bool { until.map { t < $0 } ?? true }
 }
 
-/// A donated interaction (SPEC §6).
+/// A donated interaction (docs/reference.md, "People and suggestions").
 public struct Interaction: Sendable, Hashable {
     public enum Direction: String, Sendable, Hashable { case outgoing, incoming }
 
