@@ -107,7 +107,7 @@ extension Session {
         let pipeline = engine.pipeline
         func item(_ n: StoredNotification) -> SummaryDelivery.Item {
             let settings = pipeline.settings(for: n.app)
-            let hidden = settings.previews == .never || (settings.previews == .unlocked && locked)
+            let hidden = settings.hidesPreviews(locked: locked)
             let group = pipeline.groupID(app: n.app, thread: n.threadID)
             var placeholder: String?
             if hidden {

@@ -135,7 +135,7 @@ struct Timeline {
             if let b = d.breakthrough { what += " (\(b.rawValue))" }
             if d.delivery == .summary, let at = d.summaryAt { what += " until \(Schedule.formatTime(clock.local(at).minuteOfDay))" }
             let settings = pipeline.settings(for: envelope.app)
-            let previewsHidden = settings.previews == .never || (settings.previews == .unlocked && locked)
+            let previewsHidden = settings.hidesPreviews(locked: locked)
             if d.delivery == .withdrawn {
                 Output.line("\(time)  \(mark) \(app) — withdraws \(envelope.collapseKey)")
             } else if previewsHidden {

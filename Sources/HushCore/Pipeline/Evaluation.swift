@@ -615,7 +615,7 @@ struct Evaluation {
     // MARK: 8. announcement
 
     var previewsHidden: Bool {
-        settings.previews == .never || (settings.previews == .unlocked && context.locked)
+        settings.hidesPreviews(locked: context.locked)
     }
 
     mutating func announce() {

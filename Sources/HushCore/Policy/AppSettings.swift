@@ -78,4 +78,10 @@ public struct ResolvedAppSettings: Sendable, Hashable {
     /// nil: the defaults (docs/reference.md, "Announcement").
     public var announce: Bool?
     public var name: String
+
+    /// Whether previews are hidden (`never`, or `unlocked` while the device is locked): then no
+    /// title, body or name is shown, only a placeholder.
+    public func hidesPreviews(locked: Bool) -> Bool {
+        previews == .never || (previews == .unlocked && locked)
+    }
 }
