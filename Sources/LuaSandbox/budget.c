@@ -1,0 +1,131 @@
+// The budget of a window: a watchdog thread arms a count hook once the grace has passed, so code
+// that finishes within it runs without a hook; from then on instructions (and time) are counted.
+#include "sandbox_internal.h"
+
+#include <lauxlib.h>
+#include <time.h>
+
+enum { HOOK_STEP = 1000 };
+
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t registry_cond = PTHREAD_COND_INITIALIZER;
+static hush_sandbox *registry_head = NULL;
+static int watchdog_started = 0;
+
+static void budget_hook(lua_State *L, lua_Debug *ar);
+
+static void arm(hush_sandbox *S) {
+    lua_sethook(S->L, budget_hook, LUA_MASKCOUNT, HOOK_STEP);
+    atomic_store(&S->armed, 1);
+}
+
+static void disarm(hush_sandbox *S) {
+    lua_sethook(S->L, NULL, 0, 0);
+    atomic_store(&S->armed, 0);
+}
+
+static void *watchdog_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&registry_lock);
+    for (;;) {
+        while (registry_head == NULL) pthread_cond_wait(&registry_cond, &registry_lock);
+        int64_t now = monotonic_ns();
+        int64_t sleep_ns = 1000000; // 1 ms unless a shorter grace asks for less
+        for (hush_sandbox *S = registry_head; S != NULL; S = S->next_registered) {
+            int64_t grace = S->limits.grace_nanoseconds / 2;
+            if (grace > 50000 && grace < sleep_ns) sleep_ns = grace;
+            int64_t deadline = atomic_load(&S->deadline);
+            if (deadline == 0 || now < deadline || atomic_load(&S->armed)) continue;
+            pthread_mutex_lock(&S->hook_lock);
+            if (atomic_load(&S->deadline) != 0 && !atomic_load(&S->armed)) arm(S);
+            pthread_mutex_unlock(&S->hook_lock);
+        }
+        pthread_mutex_unlock(&registry_lock);
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = sleep_ns };
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&registry_lock);
+    }
+    return NULL;
+}
+
+void hush__register_sandbox(hush_sandbox *S) {
+    pthread_mutex_lock(&registry_lock);
+    if (!watchdog_started) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&thread, &attr, watchdog_main, NULL) == 0) watchdog_started = 1;
+        pthread_attr_destroy(&attr);
+    }
+    S->next_registered = registry_head;
+    S->prev_registered = NULL;
+    if (registry_head) registry_head->prev_registered = S;
+    registry_head = S;
+    pthread_cond_signal(&registry_cond);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void hush__unregister_sandbox(hush_sandbox *S) {
+    pthread_mutex_lock(&registry_lock);
+    if (S->prev_registered) S->prev_registered->next_registered = S->next_registered;
+    else registry_head = S->next_registered;
+    if (S->next_registered) S->next_registered->prev_registered = S->prev_registered;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void budget_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    hush_sandbox *S = sandbox_of(L);
+    int64_t deadline = atomic_load(&S->deadline);
+    int64_t now = monotonic_ns();
+    if (deadline == 0 || now < deadline) {
+        // Armed late, after the window it was meant for: this window has time left.
+        pthread_mutex_lock(&S->hook_lock);
+        disarm(S);
+        pthread_mutex_unlock(&S->hook_lock);
+        return;
+    }
+    S->instructions_left -= HOOK_STEP;
+    int out_of_time = S->hard_deadline != 0 && now >= S->hard_deadline;
+    if (S->instructions_left <= 0 || out_of_time || S->budget_exhausted) {
+        S->budget_exhausted = 1;
+        luaL_where(L, 0); // the line that was running, not its caller
+        if (out_of_time && S->instructions_left > 0)
+            lua_pushfstring(L, "time limit exceeded (%d ms, mostly inside library functions)",
+                            (int)(S->limits.time_nanoseconds / 1000000));
+        else
+            lua_pushfstring(L, "instruction budget exceeded (%I instructions after %d ms)",
+                            (lua_Integer)S->limits.instruction_limit,
+                            (int)(S->limits.grace_nanoseconds / 1000000));
+        lua_concat(L, 2);
+        lua_error(L);
+    }
+}
+
+void hush_budget_begin(hush_sandbox *S) {
+    S->budget_exhausted = 0;
+    S->memory_exhausted = 0;
+    S->alloc_failed = 0;
+    S->instructions_left = S->limits.instruction_limit;
+    int64_t now = monotonic_ns();
+    S->hard_deadline = S->limits.time_nanoseconds > 0 ? now + S->limits.time_nanoseconds : 0;
+    atomic_store(&S->deadline, now + S->limits.grace_nanoseconds);
+}
+
+void hush_budget_end(hush_sandbox *S) {
+    atomic_store(&S->deadline, 0);
+    if (atomic_load(&S->armed)) {
+        pthread_mutex_lock(&S->hook_lock);
+        disarm(S);
+        pthread_mutex_unlock(&S->hook_lock);
+    }
+}
+
+int hush_budget_exhausted(hush_sandbox *S) { return S->budget_exhausted || S->memory_exhausted; }
