@@ -64,19 +64,20 @@ struct Evaluation {
     }
 
     /// The steps in order; each is in `Steps/Evaluation+<Step>.swift`. A step that ends the
-    /// evaluation says so by what it returns.
-    mutating func perform(rules: (any RuleRunning)?) {
+    /// evaluation says so by what it returns. A state read that fails throws: no decision is made
+    /// from state that was not read.
+    mutating func perform(rules: (any RuleRunning)?) throws {
         defer { if let trace { decision.trace = trace.steps } }
         // Every decision names the focus in force, whatever becomes of the notification.
-        activeFocus = pipeline.focusInForce(at: now, context: context, user: envelope.user, state: state, clock: clock)
+        activeFocus = try pipeline.focusInForce(at: now, context: context, user: envelope.user, state: state, clock: clock)
         decision.focus = activeFocus?.focus.name
         if envelope.withdraw {
-            withdraw()
+            try withdraw()
             return
         }
         if backgroundOrExpired() { return }
-        recordCall()
-        runRules(rules)
+        try recordCall()
+        try runRules(rules)
         if subject.delivery == .dropped {
             decision.delivery = .dropped
             return
@@ -88,26 +89,26 @@ struct Evaluation {
         }
         if !authorize() { return }
         effectiveLevel()
-        collapse()
+        try collapse()
         if holdForSummary() { return }
-        applyFocus()
+        try applyFocus()
         deliveryStyle()
         announce()
-        group()
+        try group()
     }
 
     // MARK: shared by several steps
 
     /// Whether a delivered or queued notification has this app and collapse key (looked up once).
-    mutating func isReplacing() -> Bool {
+    mutating func isReplacing() throws -> Bool {
         if let replacing { return replacing }
         guard !envelope.idIsGenerated else {
             replacing = false
             return false
         }
-        let delivered = state.delivered(user: envelope.user, app: envelope.app, id: envelope.collapseKey)
+        let delivered = try state.delivered(user: envelope.user, app: envelope.app, id: envelope.collapseKey)
         deliveredEntry = .some(delivered)
-        let found = delivered != nil
+        let found = try delivered != nil
             || state.queued(user: envelope.user, app: envelope.app, id: envelope.collapseKey) != nil
         replacing = found
         return found

@@ -1,12 +1,12 @@
 /// An update of an earlier notification replaces it (docs/reference.md, "Collapse").
 extension Evaluation {
-    mutating func collapse() {
+    mutating func collapse() throws {
         guard !envelope.idIsGenerated else {
             traceOnly("collapse", "no request id: nothing to replace")
             return
         }
         let key = envelope.collapseKey
-        guard isReplacing() else {
+        guard try isReplacing() else {
             traceOnly("collapse", "no earlier notification \(key) from \(settings.name)")
             return
         }

@@ -1,6 +1,6 @@
 /// Silenced by the focus in force, unless it breaks through (docs/reference.md, "Focus and breakthrough").
 extension Evaluation {
-    mutating func applyFocus() {
+    mutating func applyFocus() throws {
         guard let (focus, why) = activeFocus else {
             traceOnly("focus", "no focus is on")
             return
@@ -21,7 +21,7 @@ extension Evaluation {
         let directory = self.directory
         let sender = envelope.communication?.sender.map { directory.resolve($0) }
         let filtered = filteredOut(focus)
-        if let breakthrough = focusBreakthrough(focus, sender: sender, filtered: filtered, why: &text) {
+        if let breakthrough = try focusBreakthrough(focus, sender: sender, filtered: filtered, why: &text) {
             decision.breakthrough = breakthrough
         } else if let forced = subject.delivery, forced == .alert || forced == .quiet {
             decision.breakthrough = .rule
@@ -46,7 +46,7 @@ extension Evaluation {
 
     /// How the notification passes the focus, if it does; then "; " and why are appended to `text`.
     func focusBreakthrough(_ focus: FocusSettings, sender: Directory.Resolved?,
-                           filtered: (allowed: [String], criteria: String)?, why text: inout String) -> Decision.Breakthrough? {
+                           filtered: (allowed: [String], criteria: String)?, why text: inout String) throws -> Decision.Breakthrough? {
         let level = subject.level
         if filtered != nil {
             if level == .critical {
@@ -68,13 +68,13 @@ extension Evaluation {
             let appListed = focus.apps.contains(envelope.app)
             let personListed = sender.map { isListed($0, focus) } ?? false
             if let sender, communication?.kind == .call {
-                if !appListed && callerPasses(sender, focus) {
+                if try !appListed && callerPasses(sender, focus) {
                     text += "; calls from "
                     text += directory.displayName(of: sender)
                     text += " are allowed"
                     return .call
                 }
-                if focus.repeatedCalls, replacing != true, isRepeatedCall(sender) {
+                if focus.repeatedCalls, replacing != true, try isRepeatedCall(sender) {
                     text += "; "
                     text += directory.displayName(of: sender)
                     text += " called again within 3 minutes"
@@ -97,7 +97,7 @@ extension Evaluation {
             return .app
         }
         if let sender, communication?.kind == .call {
-            if callerPasses(sender, focus) {
+            if try callerPasses(sender, focus) {
                 text += "; calls from "
                 text += directory.displayName(of: sender)
                 text += " are allowed ("
@@ -105,14 +105,14 @@ extension Evaluation {
                 text += ")"
                 return .call
             }
-            if focus.repeatedCalls, replacing != true, isRepeatedCall(sender) {
+            if focus.repeatedCalls, replacing != true, try isRepeatedCall(sender) {
                 text += "; "
                 text += directory.displayName(of: sender)
                 text += " called again within 3 minutes"
                 return .repeatedCall
             }
         }
-        if let sender, communication?.kind == .message, let how = allowedPerson(sender, focus) {
+        if let sender, communication?.kind == .message, let how = try allowedPerson(sender, focus) {
             text += "; "
             text += directory.displayName(of: sender)
             text += how == .suggested
@@ -175,16 +175,16 @@ extension Evaluation {
     /// How a person is allowed through the focus: listed (or a favorite), or suggested.
     enum AllowedPerson { case listed, suggested }
 
-    func isAllowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) -> Bool {
-        allowedPerson(person, focus) != nil
+    func isAllowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) throws -> Bool {
+        try allowedPerson(person, focus) != nil
     }
 
-    func allowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) -> AllowedPerson? {
+    func allowedPerson(_ person: Directory.Resolved, _ focus: FocusSettings) throws -> AllowedPerson? {
         if focus.mode == .silence { return isListed(person, focus) ? nil : .listed }
         if isListed(person, focus) { return .listed }
         if focus.favorites && directory.isFavorite(person) { return .listed }
         if focus.suggested > 0 {
-            let top = Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
+            let top = try Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
                                        now: now, focus: focus, clock: clock, directory: directory,
                                        excludeAllowed: false).prefix(focus.suggested)
             if top.contains(where: { directory.samePerson(directory.resolve($0.person), person) }) { return .suggested }
@@ -192,10 +192,10 @@ extension Evaluation {
         return nil
     }
 
-    func callerPasses(_ caller: Directory.Resolved, _ focus: FocusSettings) -> Bool {
+    func callerPasses(_ caller: Directory.Resolved, _ focus: FocusSettings) throws -> Bool {
         switch focus.calls {
         case .everyone: true
-        case .allowed: isAllowedPerson(caller, focus)
+        case .allowed: try isAllowedPerson(caller, focus)
         case .favorites: directory.isFavorite(caller)
         case .contacts: directory.contact(for: caller) != nil
         case .nobody: false
@@ -203,8 +203,8 @@ extension Evaluation {
     }
 
     /// An earlier call from the same person within 3 minutes, inclusive.
-    func isRepeatedCall(_ caller: Directory.Resolved) -> Bool {
-        state.calls(user: envelope.user, since: now - 180).contains { call in
+    func isRepeatedCall(_ caller: Directory.Resolved) throws -> Bool {
+        try state.calls(user: envelope.user, since: now - 180).contains { call in
             call.date <= now && now - call.date <= 180 && directory.samePerson(directory.resolve(call.caller), caller)
         }
     }

@@ -9,7 +9,7 @@ extension Evaluation {
         }
     }
 
-    mutating func group() {
+    mutating func group() throws {
         let id = groupID
         var count = 1
         if let id {
@@ -17,12 +17,12 @@ extension Evaluation {
             // A store that keeps digests gives the group's at once, when this notification is not
             // itself in the group already (replacing one in place).
             let key = envelope.collapseKey
-            let existing = deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: key)
-            if existing?.groupID != id, let digest = state.groupDigest(user: envelope.user, groupID: id) {
+            let existing = try deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: key)
+            if existing?.groupID != id, let digest = try state.groupDigest(user: envelope.user, groupID: id) {
                 count = digest.memberCount + 1
                 line = GroupSummary.line(digest, categories: policy.categories, previewsHidden: previewsHidden)
             } else {
-                let others = state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != key || $0.app != envelope.app }
+                let others = try state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != key || $0.app != envelope.app }
                 count = others.count + 1
                 line = GroupSummary.line(others: others, categories: policy.categories, previewsHidden: previewsHidden)
             }

@@ -1,6 +1,6 @@
 /// The policy's rules adjust the working copy (docs/reference.md, "Running the rules").
 extension Evaluation {
-    mutating func runRules(_ runner: (any RuleRunning)?) {
+    mutating func runRules(_ runner: (any RuleRunning)?) throws {
         guard let runner, !policy.rules.isEmpty else {
             traceOnly("rules", "the policy has no rules")
             return
@@ -8,7 +8,7 @@ extension Evaluation {
         let ruleContext = RuleContext(
             now: now, local: clock.local(now), focus: activeFocus?.focus.name, locked: context.locked,
             ringer: context.ringer, audio: context.audio, user: envelope.user, state: state, directory: directory)
-        let reports = runner.runRules(subject: &subject, context: ruleContext)
+        let reports = try runner.runRules(subject: &subject, context: ruleContext)
         for report in reports {
             if report.error == nil && report.changes == nil && report.notes.isEmpty && trace == nil { continue }
             for line in report.notes {

@@ -2,15 +2,15 @@
 extension Evaluation {
     /// A withdraw line: removes the delivered or queued notification with this app and collapse
     /// key; nothing else of the pipeline runs.
-    mutating func withdraw() {
+    mutating func withdraw() throws {
         decision.delivery = .withdrawn
         let user = envelope.user, app = envelope.app, key = envelope.collapseKey
-        if let delivered = state.delivered(user: user, app: app, id: key) {
+        if let delivered = try state.delivered(user: user, app: app, id: key) {
             decision.replaces = key
             changes.append(.withdraw(user: user, app: app, id: key))
             var text = "withdrawn by \(settings.name): the delivered notification \(key) is removed"
             if let groupID = delivered.groupID {
-                let remaining = state.groupMembers(user: user, groupID: groupID).filter { $0.id != key || $0.app != app }
+                let remaining = try state.groupMembers(user: user, groupID: groupID).filter { $0.id != key || $0.app != app }
                 // The line under the group now speaks of all but its newest notification.
                 let line = GroupSummary.line(others: Array(remaining.dropLast()), categories: policy.categories,
                                              previewsHidden: previewsHidden)
@@ -18,7 +18,7 @@ extension Evaluation {
                 text += "; its group \(groupID) now holds \(remaining.count)"
             }
             note("withdraw", text)
-        } else if let queued = state.queued(user: user, app: app, id: key) {
+        } else if let queued = try state.queued(user: user, app: app, id: key) {
             decision.replaces = key
             changes.append(.withdraw(user: user, app: app, id: key))
             let at = queued.summaryAt.map { " at " + Schedule.formatTime(clock.local($0).minuteOfDay) } ?? ""
