@@ -52,7 +52,7 @@ public final class Session {
         let user = envelope.user
         let clock = clock(for: context)
         _ = try deliverDueSummaries(user: user, upTo: now)
-        let outcome = pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
+        let outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
                                                clock: clock, explain: explain)
         try store.apply(outcome.changes)
         return outcome.decision

@@ -57,7 +57,7 @@ extension Session {
             // Focus boundaries and summary times between the previous instant and t, in order.
             var instants = focusBoundaries(after: previous, upTo: t, clock: clock)
             for user in users {
-                if let until = store.manualFocus(user: user)?.until, until > previous, until <= t { instants.append(until) }
+                if let until = try store.manualFocus(user: user)?.until, until > previous, until <= t { instants.append(until) }
             }
             var s = previous
             while let next = engine.pipeline.nextSummary(atOrAfter: s, clock: clock), next <= t {
@@ -74,7 +74,7 @@ extension Session {
         }
 
         func reportFocus(user: String, at t: Double) throws {
-            let active = engine.pipeline.activeFocus(at: t, context: context, user: user, state: store, clock: clock)
+            let active = try engine.pipeline.activeFocus(at: t, context: context, user: user, state: store, clock: clock)
             let name = active?.focus.name
             if let known = focusByUser[user], known == name { return }
             if focusByUser[user] == nil && name == nil { focusByUser[user] = .some(nil); return }

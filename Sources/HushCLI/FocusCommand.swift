@@ -82,7 +82,7 @@ struct FocusCommand: ParsableCommand {
             // Without the manual setting, would a schedule turn a focus on now?
             try store.setManualFocus(user: user, nil)
             let context = EvaluationContext()
-            if let (focus, _) = engine.pipeline.activeFocus(at: now, context: context, user: user, state: store, clock: clock),
+            if let (focus, _) = try engine.pipeline.activeFocus(at: now, context: context, user: user, state: store, clock: clock),
                let end = Schedules.currentWindowEnd(of: focus, at: now, clock: clock) {
                 try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
                 Output.line("Focus \(focus.name) is off until its scheduled window ends at \(clock.format(end))")

@@ -31,11 +31,11 @@ struct StateOptions: ParsableArguments {
         }
     }
 
-    /// For commands that only read: a read that failed (a damaged file) is an error (exit 2), not
+    /// For commands that only read: a read that fails (a damaged file) is an error (exit 2), not
     /// an empty answer.
-    static func verifyReads(_ store: any StateStore) throws {
+    static func reading<T>(_ read: () throws -> T) throws -> T {
         do {
-            try store.verifyReads()
+            return try read()
         } catch {
             Output.error("hush: \(error)")
             throw ExitCode(2)

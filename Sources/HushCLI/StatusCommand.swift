@@ -21,10 +21,11 @@ struct StatusCommand: ParsableCommand {
         let now = try CommandTime.now(self.now)
         // An 08:00 summary is never reported as waiting at 09:00: deliver what is due first.
         _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
-        let active = engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock)
-        let queued = store.queuedNotifications(user: user)
+        let (active, queued) = try StateOptions.reading {
+            (try engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock),
+             try store.queuedNotifications(user: user))
+        }
         let next = engine.pipeline.nextSummary(atOrAfter: now, clock: clock)
-        try StateOptions.verifyReads(store)
         var perApp: [(String, Int)] = []
         for n in queued {
             let name = engine.pipeline.settings(for: n.app).name

@@ -40,10 +40,10 @@ struct SuggestCommand: ParsableCommand {
             }
             focusSettings = found
         }
-        let ranked = Suggestions.rank(interactions: store.interactions(user: user, since: now - Suggestions.windowSeconds),
+        let interactions = try StateOptions.reading { try store.interactions(user: user, since: now - Suggestions.windowSeconds) }
+        let ranked = Suggestions.rank(interactions: interactions,
                                       now: now, focus: focusSettings, clock: clock, directory: engine.pipeline.directory)
             .prefix(limit)
-        try StateOptions.verifyReads(store)
         if json {
             var w = JSONWriter(capacity: 1024)
             w.raw("[")

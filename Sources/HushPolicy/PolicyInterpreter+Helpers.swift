@@ -37,6 +37,17 @@ extension PolicyInterpreter {
         }
     }
 
+    /// Reads state for a helper. A read that fails stops the rule with a Lua error and is kept, so
+    /// that `runRules` throws it: the evaluation fails rather than go on as if state were empty.
+    private func readState<T>(_ function: String, _ read: () throws -> T) throws(LuaState.HostError) -> T {
+        do {
+            return try read()
+        } catch {
+            stateReadFailure = error
+            throw LuaState.HostError("hush.\(function): \(error)")
+        }
+    }
+
     /// A person given as a handle string or a table with `handle`/`aliases`.
     private func person(_ L: OpaquePointer, at index: Int32, function: String) throws(LuaState.HostError) -> Person {
         switch lua_type(L, index) {
@@ -113,7 +124,8 @@ extension PolicyInterpreter {
         default: throw LuaState.HostError("hush.recent: sender must be a handle or a person with a handle")
         }
         var count = 0
-        for n in ctx.state.recent(user: ctx.user, since: ctx.now - minutes * 60) where n.date <= ctx.now {
+        let recent = try readState("recent") { try ctx.state.recent(user: ctx.user, since: ctx.now - minutes * 60) }
+        for n in recent where n.date <= ctx.now {
             if let app, n.app != app { continue }
             if let thread, n.threadID != thread { continue }
             if let senders {
@@ -140,7 +152,8 @@ extension PolicyInterpreter {
         default: nil
         }
         var count = 0
-        for i in ctx.state.interactions(user: ctx.user, since: ctx.now - days * 86400) where i.date <= ctx.now {
+        let interactions = try readState("interactions") { try ctx.state.interactions(user: ctx.user, since: ctx.now - days * 86400) }
+        for i in interactions where i.date <= ctx.now {
             if let direction, i.direction.rawValue != direction { continue }
             if let who, !i.people.contains(where: { ctx.directory.samePerson($0, who) }) { continue }
             count += 1
@@ -156,7 +169,8 @@ extension PolicyInterpreter {
         if lua_type(L, 1) == LUA_TNUMBER { limit = max(0, min(100, Int(lua_tointegerx(L, 1, nil)))) }
         let focus = ctx.focus.flatMap { policy.focus(named: $0) }
         let clock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? ZoneClock.current
-        let ranked = Suggestions.rank(interactions: ctx.state.interactions(user: ctx.user, since: ctx.now - Suggestions.windowSeconds),
+        let interactions = try readState("suggested") { try ctx.state.interactions(user: ctx.user, since: ctx.now - Suggestions.windowSeconds) }
+        let ranked = Suggestions.rank(interactions: interactions,
                                       now: ctx.now, focus: focus, clock: clock, directory: ctx.directory,
                                       excludeAllowed: false).prefix(limit)
         lua_createtable(L, Int32(ranked.count), 0)

@@ -29,6 +29,9 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     @exclusivity(unchecked) var currentContextPointer: UnsafePointer<RuleContext>?
     var currentContext: RuleContext? { currentContextPointer?.pointee }
     @exclusivity(unchecked) var notes: [String] = []
+    /// A state read a helper made that failed: raised in Lua to stop the rule, then thrown by
+    /// `runRules`, even when the rule caught the Lua error (pcall).
+    var stateReadFailure: (any Error)?
     /// The trees of the lazy tables made for views (payload, headers) not known to be gone or
     /// kept yet, with `lua.collections` when each was made (see `countKeptTrees`).
     var lazyRoots: [(node: LazyJSON, madeAt: Int)] = []
@@ -158,22 +161,22 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
 
     // MARK: running rules
 
-    public func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport] {
+    public func runRules(subject: inout RuleSubject, context: RuleContext) throws -> [RuleReport] {
         let rules = policy.rules
         guard !rules.isEmpty else { return [] }
         countKeptTrees()
-        return withUnsafePointer(to: context) { context in
+        return try withUnsafePointer(to: context) { context in
             currentContextPointer = context
             defer { currentContextPointer = nil }
-            return withUnsafeMutablePointer(to: &subject) { subject in
+            return try withUnsafeMutablePointer(to: &subject) { subject in
                 currentSubject = subject
                 defer { currentSubject = nil }
-                return runRules(rules, subject: subject)
+                return try runRules(rules, subject: subject)
             }
         }
     }
 
-    private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) -> [RuleReport] {
+    private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) throws -> [RuleReport] {
         // Most runs change nothing: the reports are then the blank ones, shared (no copy).
         var reports = rules.count == blankReports.count ? blankReports : rules.map { RuleReport(rule: $0) }
         let top = lua.top
@@ -194,6 +197,10 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         while next < rules.count {
             notes.removeAll(keepingCapacity: true)
             let (index, error, exhaustedBefore) = lua.callUntilResult(ruleReferences, from: next, arguments: n, ctx)
+            if let failure = stateReadFailure {
+                stateReadFailure = nil
+                throw failure
+            }
             // (The rules before `index` returned nil: their blank reports stand.)
             guard index < rules.count else { break }
             let info = rules[index]

@@ -100,7 +100,7 @@ public final class InMemoryStateStore: StateStore {
         return created
     }
 
-    // MARK: reading
+    // MARK: reading (nothing here can fail: no read throws)
 
     public func delivered(user: String, app: String, id: String) -> StoredNotification? {
         state(user)?.delivered[Key(app: app, id: id)]?.n

@@ -62,8 +62,8 @@ extension SQLiteStateStore {
     static let selectDataVersion = "PRAGMA data_version"
     static let selectDeliveredGroup = "SELECT group_id FROM delivered WHERE user = ? AND app = ? AND id = ?"
 
-    public func groupDigest(user: String, groupID: String) -> GroupDigest? {
-        read("read a group", default: GroupDigest?.none) { db in
+    public func groupDigest(user: String, groupID: String) throws -> GroupDigest? {
+        try read("read a group") { db in
             try dropDigestsIfOthersCommitted(db)
             if let digest = digestCache[user, groupID] { return digest }
             let digest = GroupDigest(members: try cachedGroupMembers(db, user: user, groupID: groupID))

@@ -13,9 +13,8 @@ import HushCore
 ///   `setManualFocus`, `prune`. A committed transaction survives the process being killed (WAL,
 ///   `synchronous=NORMAL`). Inside a batch (`beginBatch` … `commitBatch`, which `hush eval`
 ///   uses for up to 1000 lines) each write is a savepoint of the batch's one transaction instead.
-/// - Reads cannot throw (`StateReading`): a failed read returns nothing and its error is thrown by
-///   the next write (or `verifyReads()`), so an evaluation that read broken state is never
-///   recorded as done.
+/// - A read that fails throws (`Error.failed`, naming the file and what it read): an evaluation
+///   never goes on as if state were empty.
 /// - Hot reads use prepared statements cached per connection; group members come from an
 ///   index-only scan plus a cache of decoded rows (`SQLiteStateStore+RowCache.swift`).
 ///
@@ -53,20 +52,20 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: - Reading
 
-    public func delivered(user: String, app: String, id: String) -> StoredNotification? {
-        notification(sql: Self.selectDelivered, [.text(user), .text(app), .text(id)])
+    public func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
+        try notification(sql: Self.selectDelivered, [.text(user), .text(app), .text(id)])
     }
 
-    public func queued(user: String, app: String, id: String) -> StoredNotification? {
-        notification(sql: Self.selectQueued, [.text(user), .text(app), .text(id)])
+    public func queued(user: String, app: String, id: String) throws -> StoredNotification? {
+        try notification(sql: Self.selectQueued, [.text(user), .text(app), .text(id)])
     }
 
-    public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
-        read("read a group", default: []) { db in try cachedGroupMembers(db, user: user, groupID: groupID) }
+    public func groupMembers(user: String, groupID: String) throws -> [StoredNotification] {
+        try read("read a group") { db in try cachedGroupMembers(db, user: user, groupID: groupID) }
     }
 
-    public func calls(user: String, since: Double) -> [CallRecord] {
-        read("read calls", default: []) { db in
+    public func calls(user: String, since: Double) throws -> [CallRecord] {
+        try read("read calls") { db in
             var calls: [CallRecord] = []
             try forEachRawRow(db, sql: Self.selectCalls, [.text(user), .real(since)]) { row in
                 calls.append(CallRecord(user: user, date: try row.required(row.real(0), 0), app: try row.required(row.text(1), 1),
@@ -76,8 +75,8 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func manualFocus(user: String) -> ManualFocus? {
-        read("read the manual focus", default: nil) { db in
+    public func manualFocus(user: String) throws -> ManualFocus? {
+        try read("read the manual focus") { db in
             var focus: ManualFocus?
             try forEachRawRow(db, sql: Self.selectManualFocus, [.text(user)]) { row in
                 focus = ManualFocus(name: row.text(0), since: try row.required(row.real(1), 1), until: row.real(2))
@@ -86,12 +85,12 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func recent(user: String, since: Double) -> [StoredNotification] {
-        notifications(sql: Self.selectRecent, [.text(user), .real(since)], action: "read recent notifications")
+    public func recent(user: String, since: Double) throws -> [StoredNotification] {
+        try notifications(sql: Self.selectRecent, [.text(user), .real(since)], action: "read recent notifications")
     }
 
-    public func interactions(user: String, since: Double) -> [Interaction] {
-        read("read interactions", default: []) { db in
+    public func interactions(user: String, since: Double) throws -> [Interaction] {
+        try read("read interactions") { db in
             var interactions: [Interaction] = []
             let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectInteractions), arguments: [user, since])
             while let row = try rows.next() {
@@ -108,8 +107,8 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func queuedNotifications(user: String) -> [StoredNotification] {
-        notifications(sql: Self.selectQueue, [.text(user)], action: "read the summary queue")
+    public func queuedNotifications(user: String) throws -> [StoredNotification] {
+        try notifications(sql: Self.selectQueue, [.text(user)], action: "read the summary queue")
     }
 
     // MARK: - Writing
@@ -159,7 +158,7 @@ public final class SQLiteStateStore: StateStore {
     public func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
         // Called before every evaluation: only take the write lock when something is due. (A
         // summary another process queues meanwhile is simply taken next time.)
-        let anyDue = read("take the due summaries", default: true) { db in
+        let anyDue = try read("take the due summaries") { db in
             try self.anyDue(db, user: user, upTo: t)
         }
         guard anyDue else { return [] }
@@ -171,7 +170,7 @@ public final class SQLiteStateStore: StateStore {
     /// (two transactions would lose it between them).
     public func deliverDueSummaries(user: String, upTo t: Double,
                                     recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
-        let anyDue = read("take the due summaries", default: true) { db in
+        let anyDue = try read("take the due summaries") { db in
             try self.anyDue(db, user: user, upTo: t)
         }
         guard anyDue else { return [] }
@@ -318,27 +317,17 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Throws the error of a read that failed since the last write or check (reads cannot throw):
-    /// a command that only reads calls it before trusting what it read.
-    public func verifyReads() throws {
-        if let error = deferredError {
-            deferredError = nil
-            throw error
-        }
-    }
-
     /// Runs a read outside any explicit transaction (each statement is its own snapshot).
-    func read<T>(_ action: String, default value: T, _ body: (Database) throws -> T) -> T {
+    func read<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         do {
             return try dbQueue.unsafeRead(body)
         } catch {
-            if deferredError == nil { deferredError = Error.failed(path: path, action: action, reason: "\(error)") }
-            return value
+            throw Error.failed(path: path, action: action, reason: "\(error)")
         }
     }
 
-    private func notification(sql: String, _ arguments: [RawArgument]) -> StoredNotification? {
-        read("read a notification", default: nil) { db in
+    private func notification(sql: String, _ arguments: [RawArgument]) throws -> StoredNotification? {
+        try read("read a notification") { db in
             var found: StoredNotification?
             try forEachRawRow(db, sql: sql, arguments) { row in
                 if found == nil { found = try StoredNotification(rawRow: row) }
@@ -347,8 +336,8 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    private func notifications(sql: String, _ arguments: [RawArgument], action: String) -> [StoredNotification] {
-        read(action, default: []) { db in
+    private func notifications(sql: String, _ arguments: [RawArgument], action: String) throws -> [StoredNotification] {
+        try read(action) { db in
             var result: [StoredNotification] = []
             try forEachRawRow(db, sql: sql, arguments) { row in result.append(try StoredNotification(rawRow: row)) }
             return result

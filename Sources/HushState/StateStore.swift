@@ -14,13 +14,9 @@ public protocol StateStore: StateReading, AnyObject {
     func setManualFocus(user: String, _ focus: ManualFocus?) throws
     func addInteractions(_ interactions: [Interaction]) throws
     /// Every queued notification of a user, for status.
-    func queuedNotifications(user: String) -> [StoredNotification]
+    func queuedNotifications(user: String) throws -> [StoredNotification]
     /// Forgets delivered notifications and calls older than an instant.
     func prune(before t: Double) throws
-    /// Throws the error of a read that failed since the last write or check. Reads cannot throw
-    /// (`StateReading`); a failed one returns nothing and its error waits for the next write, so a
-    /// command that only reads must call this before it reports what it read.
-    func verifyReads() throws
     /// Starts a batch: the writes that follow are made durable together by `commitBatch()`, so a
     /// stream of evaluations pays for one commit per batch instead of one per notification. Each
     /// write inside stays all or nothing; none is durable (nor to be reported as done) before the
@@ -32,9 +28,6 @@ public protocol StateStore: StateReading, AnyObject {
 }
 
 extension StateStore {
-    /// A store whose reads cannot fail has nothing to report.
-    public func verifyReads() throws {}
-
     /// A store whose writes are done as they are made (in memory) has nothing to batch.
     public func beginBatch() throws {}
     public func commitBatch() throws {}

@@ -39,8 +39,14 @@ final class PipelineHarness {
         for batch in store.takeDueSummaries(user: envelope.user, upTo: now) {
             store.apply(pipeline.deliveryChanges(forSummary: batch.notifications))
         }
-        let outcome = pipeline.evaluate(envelope, now: now, context: context, state: store, rules: rules, clock: clock,
-                                        explain: explain)
+        let outcome: Pipeline.Outcome
+        do {
+            outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: rules, clock: clock,
+                                            explain: explain)
+        } catch {
+            XCTFail("state in memory cannot fail to be read: \(error)", file: file, line: line)
+            fatalError()
+        }
         store.apply(outcome.changes)
         return outcome.decision
     }

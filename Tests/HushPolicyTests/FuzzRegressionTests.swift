@@ -24,7 +24,7 @@ final class PolicyFuzzRegressionTests: XCTestCase {
 
     private func walk(_ line: [UInt8], with policy: PolicyInterpreter) throws -> String? {
         var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(line), fallbackID: "x"))
-        let reports = policy.runRules(subject: &subject, context: context())
+        let reports = try policy.runRules(subject: &subject, context: context())
         XCTAssertNil(reports.first?.error)
         return reports.first?.changes?.reason
     }
@@ -70,7 +70,7 @@ final class PolicyFuzzRegressionTests: XCTestCase {
             """)], limits: LuaLimits(timeLimitMilliseconds: 30_000))
         var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(#"{"app":"a","payload":{"aps":{}}}"#), fallbackID: "x"))
         let start = DispatchTime.now().uptimeNanoseconds
-        let reports = policy.runRules(subject: &subject, context: context())
+        let reports = try policy.runRules(subject: &subject, context: context())
         XCTAssertLessThan(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, 20)
         XCTAssertEqual(reports.map(\.error), [nil, nil])
         let notes = reports.flatMap(\.notes)
@@ -97,6 +97,6 @@ final class PolicyFuzzRegressionTests: XCTestCase {
             end)
             """)])
         var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(arrays), fallbackID: "x"))
-        XCTAssertEqual(counter.runRules(subject: &subject, context: context()).first?.changes?.reason, "63")
+        XCTAssertEqual(try counter.runRules(subject: &subject, context: context()).first?.changes?.reason, "63")
     }
 }

@@ -55,7 +55,7 @@ final class HostilePolicyTests: XCTestCase {
         var s = try subject(title: title)
         var reports: [RuleReport] = []
         let start = DispatchTime.now().uptimeNanoseconds
-        reports = policy.runRules(subject: &s, context: context())
+        reports = try policy.runRules(subject: &s, context: context())
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         XCTAssertLessThan(elapsed, bound, "the rules must be stopped", file: file, line: line)
         XCTAssertEqual(reports.count, policy.policy.rules.count, "one report per rule", file: file, line: line)

@@ -26,7 +26,7 @@ final class LazyPayloadHostileTests: XCTestCase {
 
     private func run(_ policy: PolicyInterpreter, _ line: String? = nil) throws -> [RuleReport] {
         var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(Array((line ?? payload).utf8)), fallbackID: "x"))
-        return policy.runRules(subject: &subject, context: context())
+        return try policy.runRules(subject: &subject, context: context())
     }
 
     private func policy(_ rules: String, limits: LuaLimits = LuaLimits()) throws -> PolicyInterpreter {

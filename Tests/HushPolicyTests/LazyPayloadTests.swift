@@ -21,7 +21,7 @@ final class LazyPayloadTests: XCTestCase {
 
     private func run(_ policy: PolicyInterpreter, _ line: String? = nil) throws -> (RuleSubject, [RuleReport]) {
         var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(Array((line ?? payload).utf8)), fallbackID: "x"))
-        let reports = policy.runRules(subject: &subject, context: context())
+        let reports = try policy.runRules(subject: &subject, context: context())
         return (subject, reports)
     }
 

@@ -33,11 +33,10 @@ final class SQLiteStateStoreConcurrencyTests: XCTestCase {
                         })
                     }
                     if i % 7 == 0 {
-                        _ = store.groupMembers(user: "u", groupID: "shared")
-                        _ = store.calls(user: "u", since: date - 180)
+                        _ = try store.groupMembers(user: "u", groupID: "shared")
+                        _ = try store.calls(user: "u", since: date - 180)
                     }
                 }
-                // A read error would be thrown by this last write.
                 try store.setManualFocus(user: "w\(worker)", ManualFocus(name: "Work", since: t0))
             } catch {
                 errors.add(error)
@@ -47,14 +46,14 @@ final class SQLiteStateStoreConcurrencyTests: XCTestCase {
 
         let store = try SQLiteStateStore(path: path)
         for worker in 0..<2 {
-            XCTAssertEqual(store.groupMembers(user: "u", groupID: "g\(worker)").map(\.id), (0..<applies).map { "w\(worker)-\($0)" })
-            XCTAssertEqual(store.calls(user: "u", since: 0).filter { $0.caller.handle == "w\(worker)" }.count, applies)
-            XCTAssertNotNil(store.manualFocus(user: "w\(worker)"))
+            XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g\(worker)").map(\.id), (0..<applies).map { "w\(worker)-\($0)" })
+            XCTAssertEqual(try store.calls(user: "u", since: 0).filter { $0.caller.handle == "w\(worker)" }.count, applies)
+            XCTAssertNotNil(try store.manualFocus(user: "w\(worker)"))
         }
-        XCTAssertEqual(Set(store.groupMembers(user: "u", groupID: "shared").map(\.id)), Set((0..<10).map { "shared-\($0)" }))
-        XCTAssertEqual(store.queuedNotifications(user: "u").count, 2 * applies)
-        XCTAssertEqual(store.interactions(user: "u", since: 0).count, 2 * 10 * 20)
-        XCTAssertEqual(store.recent(user: "u", since: 0).count, 2 * applies * 3)
+        XCTAssertEqual(Set(try store.groupMembers(user: "u", groupID: "shared").map(\.id)), Set((0..<10).map { "shared-\($0)" }))
+        XCTAssertEqual(try store.queuedNotifications(user: "u").count, 2 * applies)
+        XCTAssertEqual(try store.interactions(user: "u", since: 0).count, 2 * 10 * 20)
+        XCTAssertEqual(try store.recent(user: "u", since: 0).count, 2 * applies * 3)
     }
 
     func testConcurrentTakersTakeEachSummaryOnce() throws {

@@ -11,8 +11,8 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
     override func setUpWithError() throws { directory = try TemporaryDirectory() }
     override func tearDown() { directory.remove() }
 
-    private func isDelivered(_ store: SQLiteStateStore, _ id: String, user: String = "u") -> Bool {
-        store.delivered(user: user, app: "com.example.chat", id: id) != nil
+    private func isDelivered(_ store: SQLiteStateStore, _ id: String, user: String = "u") throws -> Bool {
+        try store.delivered(user: user, app: "com.example.chat", id: id) != nil
     }
 
     func testPrunesEveryNApplies() throws {
@@ -21,12 +21,12 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
         try store.apply([.deliver(note("old", date: t0 - 2 * day))])    // apply 1 since
         for i in 2..<10 {
             try store.apply([.deliver(note("x\(i)", date: t0 + Double(i)))])
-            XCTAssertTrue(isDelivered(store, "old"), "pruned early, at apply \(i)")
+            XCTAssertTrue(try isDelivered(store, "old"), "pruned early, at apply \(i)")
         }
         try store.apply([.deliver(note("x10", date: t0 + 10))])         // apply 10: prune
-        XCTAssertFalse(isDelivered(store, "old"))
-        XCTAssertTrue(isDelivered(store, "first"))
-        XCTAssertEqual(store.recent(user: "u", since: 0).map(\.id).first, "first")
+        XCTAssertFalse(try isDelivered(store, "old"))
+        XCTAssertTrue(try isDelivered(store, "first"))
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id).first, "first")
     }
 
     func testPrunesWhenTimeMovesOnEvenAcrossProcesses() throws {
@@ -45,20 +45,20 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
         // A later, short-lived process: its first apply three days on prunes.
         let store = try SQLiteStateStore(path: path, retentionDays: 2)
         try store.apply([.deliver(note("new", date: t0 + 3 * day, group: "g"))])
-        XCTAssertFalse(isDelivered(store, "old"))
-        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["new"])
-        XCTAssertEqual(store.calls(user: "u", since: 0), [])
-        XCTAssertEqual(store.recent(user: "u", since: 0).map(\.id), ["new"])
-        XCTAssertNotNil(store.queued(user: "u", app: "com.example.chat", id: "queued"))
+        XCTAssertFalse(try isDelivered(store, "old"))
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["new"])
+        XCTAssertEqual(try store.calls(user: "u", since: 0), [])
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["new"])
+        XCTAssertNotNil(try store.queued(user: "u", app: "com.example.chat", id: "queued"))
         // Interactions are kept as long as suggestions look back (90 days).
-        XCTAssertEqual(store.interactions(user: "u", since: 0).map(\.date), [t0 - 10 * day])
+        XCTAssertEqual(try store.interactions(user: "u", since: 0).map(\.date), [t0 - 10 * day])
     }
 
     func testUsersArePrunedAgainstTheirOwnNewestDate() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"), retentionDays: 1)
         try store.apply([.deliver(note("b-old", user: "b", date: t0))])
         try store.apply([.deliver(note("a", user: "a", date: t0 + 30 * day))])
-        XCTAssertTrue(isDelivered(store, "b-old", user: "b"))
+        XCTAssertTrue(try isDelivered(store, "b-old", user: "b"))
     }
 
     func testAFutureDateDoesNotPruneTheRealRows() throws {
@@ -67,7 +67,7 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
         try store.apply([.deliver(note("today", date: now - 3600))])
         try store.apply([.recordCall(CallRecord(user: "u", date: now + 10 * 365 * day, app: "phone", caller: Person()))])
         try store.apply([.deliver(note("typo", date: now + 20 * 365 * day))])
-        XCTAssertTrue(isDelivered(store, "today"))
+        XCTAssertTrue(try isDelivered(store, "today"))
     }
 
     func testTheDefaultRetention() throws {

@@ -16,20 +16,20 @@ final class SQLiteStateStoreRowCacheTests: XCTestCase {
         let reader = try SQLiteStateStore(path: path)
         let writer = try SQLiteStateStore(path: path)
         try writer.apply((0..<5).map { .deliver(note("m\($0)", date: t0 + Double($0), group: "g")) })
-        XCTAssertEqual(reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m0", "m1", "m2", "m3", "m4"])
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m0", "m1", "m2", "m3", "m4"])
         XCTAssertEqual(reader.rowCache.count, 5)
 
         // Replaced in place (same seq): the new content, not the cached one.
         try writer.apply([.deliver(note("m1", date: t0 + 10, title: "edited", group: "g"))])
-        XCTAssertEqual(reader.groupMembers(user: "u", groupID: "g").map(\.title),
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.title),
                        ["title m0", "edited", "title m2", "title m3", "title m4"])
         // Moved, pruned, and a new row that may reuse a deleted row's seq.
         try writer.apply([.deliver(note("m4", date: t0 + 11, group: "h"))])
         try writer.prune(before: t0 + 1)
         try writer.apply([.deliver(note("m5", date: t0 + 12, title: "new", group: "g"))])
-        XCTAssertEqual(reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m1", "m2", "m3", "m5"])
-        XCTAssertEqual(reader.groupMembers(user: "u", groupID: "g").last?.title, "new")
-        XCTAssertEqual(reader.groupMembers(user: "u", groupID: "h").map(\.id), ["m4"])
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m1", "m2", "m3", "m5"])
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").last?.title, "new")
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "h").map(\.id), ["m4"])
     }
 
     func testTheCacheIsBounded() {

@@ -32,12 +32,12 @@ final class SQLiteStateStoreThroughputTests: XCTestCase {
             let id = "n\(i % 2000)"                // some replace earlier ones in place
             let group = "\(app)/thread\(i % 40)"   // 40 groups, growing to a few dozen members
             _ = try store.takeDueSummaries(user: "u", upTo: now)
-            _ = store.delivered(user: "u", app: app, id: id)
-            _ = store.queued(user: "u", app: app, id: id)
-            _ = store.groupMembers(user: "u", groupID: group)
-            _ = store.manualFocus(user: "u")
-            if i % 10 == 0 { _ = store.calls(user: "u", since: now - 180) }
-            _ = store.recent(user: "u", since: now - 600)
+            _ = try store.delivered(user: "u", app: app, id: id)
+            _ = try store.queued(user: "u", app: app, id: id)
+            _ = try store.groupMembers(user: "u", groupID: group)
+            _ = try store.manualFocus(user: "u")
+            if i % 10 == 0 { _ = try store.calls(user: "u", since: now - 180) }
+            _ = try store.recent(user: "u", since: now - 600)
             var n = StoredNotification(user: "u", app: app, id: id, date: now, title: "Title \(i)", body: "Body of \(i)",
                                        threadID: "thread\(i % 40)", groupID: group, sender: "+1555000\(i % 10)")
             var changes: [StateChange] = []

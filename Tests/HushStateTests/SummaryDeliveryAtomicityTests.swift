@@ -35,8 +35,8 @@ final class SummaryDeliveryAtomicityTests: XCTestCase {
             XCTAssertEqual(try store.deliverDueSummaries(user: "u", upTo: at - 1, recording: delivering), [])
             let batches = try store.deliverDueSummaries(user: "u", upTo: at, recording: delivering)
             XCTAssertEqual(batches.map { $0.notifications.map(\.id) }, [["b", "a"]])
-            XCTAssertEqual(store.queuedNotifications(user: "u"), [])
-            XCTAssertEqual(Set(store.groupMembers(user: "u", groupID: "g").map(\.id)), ["a", "b"])
+            XCTAssertEqual(try store.queuedNotifications(user: "u"), [])
+            XCTAssertEqual(Set(try store.groupMembers(user: "u", groupID: "g").map(\.id)), ["a", "b"])
             XCTAssertEqual(try store.deliverDueSummaries(user: "u", upTo: at, recording: delivering), [])
         }
     }
@@ -46,13 +46,13 @@ final class SummaryDeliveryAtomicityTests: XCTestCase {
         let store = try SQLiteStateStore(path: path)
         let at = try queueTwo(store)
         XCTAssertThrowsError(try store.deliverDueSummaries(user: "u", upTo: at) { _ in throw Refused() })
-        XCTAssertEqual(store.queuedNotifications(user: "u").map(\.id), ["a", "b"], "rolled back: still waiting")
-        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g"), [])
+        XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.id), ["a", "b"], "rolled back: still waiting")
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g"), [])
 
         // Also as another process sees the file, and the next attempt delivers it.
         let reopened = try SQLiteStateStore(path: path)
-        XCTAssertEqual(reopened.queuedNotifications(user: "u").map(\.id), ["a", "b"])
+        XCTAssertEqual(try reopened.queuedNotifications(user: "u").map(\.id), ["a", "b"])
         XCTAssertEqual(try reopened.deliverDueSummaries(user: "u", upTo: at, recording: delivering).count, 1)
-        XCTAssertEqual(Set(reopened.groupMembers(user: "u", groupID: "g").map(\.id)), ["a", "b"])
+        XCTAssertEqual(Set(try reopened.groupMembers(user: "u", groupID: "g").map(\.id)), ["a", "b"])
     }
 }

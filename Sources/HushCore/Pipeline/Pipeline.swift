@@ -71,10 +71,10 @@ public struct Pipeline: Sendable {
         public var changes: [StateChange]
     }
 
-    /// The focus in force and why, or nil.
+    /// The focus in force and why, or nil. Throws when the focus set by hand cannot be read.
     public func activeFocus(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
-                            clock: ZoneClock) -> (focus: FocusSettings, why: String)? {
-        guard let (focus, why) = focusInForce(at: now, context: context, user: user, state: state, clock: clock) else { return nil }
+                            clock: ZoneClock) throws -> (focus: FocusSettings, why: String)? {
+        guard let (focus, why) = try focusInForce(at: now, context: context, user: user, state: state, clock: clock) else { return nil }
         return (focus, why.text(focus: focus, clock: clock))
     }
 
@@ -116,14 +116,14 @@ public struct Pipeline: Sendable {
     }
 
     func focusInForce(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
-                      clock: ZoneClock) -> (focus: FocusSettings, why: FocusWhy)? {
+                      clock: ZoneClock) throws -> (focus: FocusSettings, why: FocusWhy)? {
         switch context.focus {
         case .off:
             return nil
         case .on(let name):
             return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .context(name))
         case .automatic:
-            if let manual = state.manualFocus(user: user), manual.isInForce(at: now) {
+            if let manual = try state.manualFocus(user: user), manual.isInForce(at: now) {
                 guard let name = manual.name else { return nil }
                 return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until))
             }
@@ -170,22 +170,23 @@ public struct Pipeline: Sendable {
     }
 
     /// Decides one notification. `now` is the evaluation instant (the context's, else the
-    /// envelope's date); `envelope.date` must be set.
+    /// envelope's date); `envelope.date` must be set. Throws the error of a state read that failed
+    /// (the store's, saying what it could not read): no decision is made from unread state.
     public func evaluate(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
-                         rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) -> Outcome {
+                         rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) throws -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
         if let copy = rules?.pipelineCopy(of: self) {
-            return copy.evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+            return try copy.evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
         }
-        return evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+        return try evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
     }
 
     private func evaluateHere(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
-                              rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool) -> Outcome {
+                              rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool) throws -> Outcome {
         var run = Evaluation(pipeline: self, envelope: envelope, now: now, context: context, state: state,
                              clock: clock, explain: explain)
-        run.perform(rules: rules)
+        try run.perform(rules: rules)
         return Outcome(decision: run.decision, changes: run.changes)
     }
 }

@@ -124,8 +124,9 @@ public struct RuleReport: Sendable {
 /// Runs a policy's rules. The policy layer implements it with Lua; tests may use plain closures.
 public protocol RuleRunning: AnyObject {
     /// Runs the rules in declaration order, applying each one's changes to `subject` before the
-    /// next runs, and returns one report per rule that ran.
-    func runRules(subject: inout RuleSubject, context: RuleContext) -> [RuleReport]
+    /// next runs, and returns one report per rule that ran. Throws the error of a state read a
+    /// rule made (`hush.recent`…) that failed: a rule's own error is a report, a store's is not.
+    func runRules(subject: inout RuleSubject, context: RuleContext) throws -> [RuleReport]
     /// A runner confined to one thread may keep a copy of the pipeline it is used with, built from
     /// its own (equal) policy: evaluating with it touches no reference count that another thread's
     /// evaluations touch too. nil (the default): evaluate with `shared`.

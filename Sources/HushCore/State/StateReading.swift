@@ -1,19 +1,21 @@
 /// What the pipeline may read of state: a snapshot view, never written by the pipeline itself.
+/// A read that fails throws an error saying what could not be read: a decision is never made from
+/// state that only looks empty. (A store that cannot fail, in memory, implements them without `throws`.)
 public protocol StateReading {
-    func delivered(user: String, app: String, id: String) -> StoredNotification?
-    func queued(user: String, app: String, id: String) -> StoredNotification?
+    func delivered(user: String, app: String, id: String) throws -> StoredNotification?
+    func queued(user: String, app: String, id: String) throws -> StoredNotification?
     /// The delivered notifications in a group, oldest first.
-    func groupMembers(user: String, groupID: String) -> [StoredNotification]
+    func groupMembers(user: String, groupID: String) throws -> [StoredNotification]
     /// Calls since an instant, oldest first.
-    func calls(user: String, since: Double) -> [CallRecord]
-    func manualFocus(user: String) -> ManualFocus?
+    func calls(user: String, since: Double) throws -> [CallRecord]
+    func manualFocus(user: String) throws -> ManualFocus?
     /// Delivered and queued notifications since an instant, for `hush.recent`.
-    func recent(user: String, since: Double) -> [StoredNotification]
+    func recent(user: String, since: Double) throws -> [StoredNotification]
     /// Donated interactions since an instant.
-    func interactions(user: String, since: Double) -> [Interaction]
+    func interactions(user: String, since: Double) throws -> [Interaction]
     /// The digest of every notification delivered in the user's group, for a store that keeps
     /// one up to date; nil (the default) makes the pipeline read the members instead.
-    func groupDigest(user: String, groupID: String) -> GroupDigest?
+    func groupDigest(user: String, groupID: String) throws -> GroupDigest?
 }
 
 extension StateReading {

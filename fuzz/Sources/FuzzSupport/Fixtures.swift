@@ -119,8 +119,8 @@ public struct Harness {
             for batch in try store.takeDueSummaries(user: envelope.user, upTo: now) {
                 try store.apply(pipeline.deliveryChanges(forSummary: batch.notifications))
             }
-            let outcome = pipeline.evaluate(envelope, now: now, context: context, state: store, rules: rules,
-                                            clock: clock, explain: explain)
+            let outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: rules,
+                                                clock: clock, explain: explain)
             try store.apply(outcome.changes)
             var w = JSONWriter(capacity: 512)
             outcome.decision.write(to: &w)
