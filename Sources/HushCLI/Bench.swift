@@ -44,7 +44,7 @@ struct Bench: ParsableCommand {
         if profile {
             let sources = try PolicyFiles.sources(paths: [policy])
             let engine = try Engine(sources: sources)
-            let envelopes = try decodeStream()
+            let envelopes = try decodeStream(with: engine.makeSession())
             let run = try Self.evaluate(engine: engine, envelopes: envelopes, context: try benchContext(for: engine.policy), shiftWeeks: 0)
             print(String(format: "%d decisions: %.0f decisions/s (CPU)", run.count, run.cpuRate))
             return
@@ -76,7 +76,7 @@ struct Bench: ParsableCommand {
 
         // The stream, decoded up front.
         let rssBeforeStream = Memory.residentBytes()
-        let envelopes = try decodeStream()
+        let envelopes = try decodeStream(with: engine.makeSession())
         figures["stream_notifications"] = Double(envelopes.count)
         figures["stream_users"] = Double(Set(envelopes.map(\.user)).count)
         figures["stream_decoded_mb"] = Double(Memory.residentBytes() - rssBeforeStream) / 1e6
@@ -147,18 +147,16 @@ struct Bench: ParsableCommand {
         return EvaluationContext(timezone: "Europe/Berlin", locked: true)
     }
 
-    private func decodeStream() throws -> [Envelope] {
+    private func decodeStream(with session: Session) throws -> [Envelope] {
         let bytes = try InputFile.read(stream)
         var envelopes: [Envelope] = []
-        var generated = 0
         var failure: String?
-        JSONLines.forEachLine(in: bytes) { line, number in
+        try LineStream(bytes: bytes).forEachLine { line, number in
             guard failure == nil else { return }
-            do {
-                let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
-                envelopes.append(try Envelope.decode(json, fallbackID: { generated += 1; return "bench-\(generated)" }()))
+            do throws(LineError) {
+                envelopes.append(try session.envelope(fromLine: line, number: number))
             } catch {
-                failure = "\(stream):\(number): \(error)"
+                failure = "\(stream):\(number): \(error.reason)"
             }
         }
         if let failure {
@@ -226,14 +224,16 @@ struct Bench: ParsableCommand {
     static func parallel(engine: Engine, envelopes: [Envelope], stream: [UInt8], context: EvaluationContext,
                          threads: Int) throws -> Run {
         var users: [String: Int] = [:]
-        var parts = [[Range<Int>]](repeating: [], count: threads)
+        // Each thread's lines, as JSON Lines of their own.
+        var parts = [[UInt8]](repeating: [], count: threads)
         var index = 0
-        JSONLines.forEachLine(in: stream) { line, _ in
+        try LineStream(bytes: stream).forEachLine { line, _ in
             let user = envelopes[index].user
             index += 1
             let thread: Int
             if let known = users[user] { thread = known } else { thread = users.count % threads; users[user] = thread }
-            parts[thread].append(line.startIndex..<line.endIndex)
+            parts[thread].append(contentsOf: line)
+            parts[thread].append(10)
         }
         let results = Results(count: threads)
         let ready = DispatchSemaphore(value: 0)
@@ -245,11 +245,9 @@ struct Bench: ParsableCommand {
             let thread = Thread {
                 defer { group.leave() }
                 var part: [Envelope] = []
-                var generated = 0
-                for range in lines {
-                    let json = try? stream[range].withUnsafeBytes { try JSONParser.parse($0) }
-                    if let json, let envelope = try? Envelope.decode(json, fallbackID: { generated += 1; return "bench-\(t)-\(generated)" }()) {
-                        part.append(envelope)
+                if let session = try? engine.makeSession() {
+                    try? LineStream(bytes: lines).forEachLine { line, number in
+                        if let envelope = try? session.envelope(fromLine: line, number: number) { part.append(envelope) }
                     }
                 }
                 ready.signal()

@@ -34,17 +34,9 @@ struct SimulateCommand: ParsableCommand {
         }
         let bytes = try InputFile.read(input)
         var items: [(line: Int, result: Result<Envelope, InputError>)] = []
-        JSONLines.forEachLine(in: bytes) { line, number in
-            do {
-                let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
-                items.append((number, .success(try Envelope.decode(json, fallbackID: session.nextGeneratedID()))))
-            } catch let error as JSONError {
-                items.append((number, .failure(InputError(field: nil, error.message))))
-            } catch let error as InputError {
-                items.append((number, .failure(error)))
-            } catch {
-                items.append((number, .failure(InputError(field: nil, "\(error)"))))
-            }
+        try LineStream(bytes: bytes).forEachLine { line, number in
+            let decoded = Result { () throws(LineError) in try session.envelope(fromLine: line, number: number) }
+            items.append((number, decoded.mapError(\.reason)))
         }
         var invalid = 0
         var timeline = Timeline(clock: clock, pipeline: engine.pipeline, locked: context.locked)
