@@ -12,7 +12,7 @@ struct DonateCommand: ParsableCommand {
             Exit 0 when every line was kept, 1 when some were invalid.
             """)
 
-    @Argument(help: "Interactions: a file, or - / nothing for stdin.") var input: String?
+    @Argument(help: "Interactions: a file, or - / nothing for stdin.", completion: .file()) var input: String?
     @Option(help: "Whose interactions, for lines without \"user\".") var user = "default"
     @OptionGroup var state: StateOptions
 

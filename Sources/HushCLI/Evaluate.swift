@@ -15,7 +15,7 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.", valueName: "file"))
+    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.", valueName: "file"), completion: .file())
     var contextPath: String?
 
     @OptionGroup var state: StateOptions
@@ -23,7 +23,7 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Add a trace of every pipeline step and rule (with file:line) to each decision.")
     var explain = false
 
-    @Argument(help: "The notifications: a file, or - / nothing for stdin.")
+    @Argument(help: "The notifications: a file, or - / nothing for stdin.", completion: .file())
     var input: String?
 
     func run() throws {
