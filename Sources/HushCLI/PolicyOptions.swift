@@ -8,19 +8,28 @@ struct PolicyOptions: ParsableArguments {
 
     /// Loads the policy or exits with status 2 and the problems on stderr.
     func engine() throws -> Engine {
-        var sources: [PolicySource]
+        try Self.engine(sources: sources())
+    }
+
+    /// The policy's files, read; a file that cannot be read exits with status 2.
+    func sources() throws -> [PolicySource] {
         do {
             if !policies.isEmpty {
-                sources = try PolicyFiles.sources(paths: policies)
+                return try PolicyFiles.sources(paths: policies)
             } else if let path = PolicyFiles.userPolicyPath() {
-                sources = try PolicyFiles.sources(paths: [path])
+                return try PolicyFiles.sources(paths: [path])
             } else {
-                sources = [Engine.defaultPolicySource]
+                return [Engine.defaultPolicySource]
             }
         } catch {
             Output.error("hush: \(error)")
             throw ExitCode(2)
         }
+    }
+
+    /// The policy prepared from `sources`; a policy that does not load exits with status 2 and
+    /// every problem on stderr.
+    static func engine(sources: [PolicySource]) throws -> Engine {
         do {
             return try Engine(sources: sources)
         } catch {

@@ -47,4 +47,21 @@ final class CommandLineTests: XCTestCase {
             }
         }
     }
+
+    func testBenchTimesAPolicyOnAStream() throws {
+        let run = try HushBinary.run(["bench", "--policy", "policies/work.lua", "--context", "examples/context.json",
+                                      "--passes", "1", "examples/stream.jsonl"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.hasPrefix("hush bench: "), run.stdout)
+        for figure in ["policy load", "decisions/s", "latency p50 / p99"] {
+            XCTAssertTrue(run.stdout.contains(figure), run.stdout)
+        }
+    }
+
+    func testBenchStopsAtALineThatIsNotANotification() throws {
+        let stream = try HushBinary.file("{\"app\":\"x\",\"payload\":{}}\n{\"app\": 3}\n", ext: "jsonl")
+        let run = try HushBinary.run(["bench", "--passes", "1", stream.path])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("\(stream.path):2: app: must be a non-empty string, got 3"), run.stderr)
+    }
 }
