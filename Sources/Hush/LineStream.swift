@@ -88,9 +88,14 @@ public final class LineStream {
         let first = start
         try buffer.withUnsafeBytes { raw in
             let line = UnsafeRawBufferPointer(rebasing: raw[first..<last])
-            guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return }
+            guard !Self.isBlank(line) else { return }
             try body(line, number)
         }
+    }
+
+    /// Blank: spaces and tabs only. Blank lines are counted but not handed out.
+    static func isBlank(_ line: some Sequence<UInt8>) -> Bool {
+        !line.contains(where: { $0 != 32 && $0 != 9 })
     }
 
     /// `stop` moved back over a carriage return ending the line.

@@ -13,7 +13,7 @@ public enum StreamInput {
                                        beforeReading: () throws -> Void = {}) throws {
         guard let firstLine = try lines.peekFirstLine() else { return }
         // A blank line is not handed out by the splitter, so it has nothing to parse.
-        let first = isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
+        let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
         func eachLine(_ line: UnsafeRawBufferPointer, _ number: Int) throws {
             if number == 1, let first { try body(number, first) } else { try body(number, parse(line)) }
         }
@@ -47,11 +47,6 @@ public enum StreamInput {
 
     static func parse(_ line: UnsafeRawBufferPointer) -> Result<JSONValue, JSONError> {
         Result { () throws(JSONError) in try JSONParser.parse(line) }
-    }
-
-    /// Blank as the splitter sees it: spaces and tabs only.
-    static func isBlank(_ line: [UInt8]) -> Bool {
-        !line.contains(where: { $0 != 32 && $0 != 9 })
     }
 }
 
