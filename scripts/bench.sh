@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The benchmark: builds release, generates the data, runs `hush bench` (the library), times
-# `hush eval` end to end, runs the two anchors on the same data, and prints every figure with its
-# target. Usage: bash scripts/bench.sh
+# The benchmark: builds release (hush, and the harness in Benchmarks/, a package of its own),
+# generates the data, runs the harness (the library), times `hush eval` end to end, runs the two
+# anchors on the same data, and prints every figure with its target. Usage: bash scripts/bench.sh
 #
 # Environment (all optional):
 #   EVALUATIONS=10000000   evaluations of the memory run (default 2000000)
 #   USERS=200 PER_USER=1000 the generated stream: users and notifications per user (200,000 lines)
 #   RUNS=3                 runs of `hush eval` and of the Python floor (the best counts)
-#   HUSH_BENCH_SCRATCH     swift build --scratch-path (default .build)
+#   HUSH_BENCH_SCRATCH     swift build --scratch-path (default .build; the harness: the same
+#                          name inside Benchmarks/, e.g. Benchmarks/.build)
 #   HUSH_BENCH_BUILD_FLAGS extra flags for swift build (e.g. "-Xswiftc -g")
 #   BENCH_RESULTS=FILE     also write the table as Markdown to FILE
 set -euo pipefail
@@ -19,30 +20,37 @@ PER_USER=${PER_USER:-1000}
 RUNS=${RUNS:-3}
 SCRATCH=${HUSH_BENCH_SCRATCH:-.build}
 DATA="$SCRATCH/bench-data"
-POLICY=benchmarks/standard.lua
-CONTEXT=benchmarks/context.json
+POLICY=Benchmarks/standard.lua
+CONTEXT=Benchmarks/context.json
+case "$SCRATCH" in
+  /*) HARNESS_SCRATCH="$SCRATCH/benchmarks" ;;
+  *) HARNESS_SCRATCH="Benchmarks/$SCRATCH" ;;
+esac
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench.sh: $1 is needed ($2)" >&2; exit 2; }; }
 need swift "the Swift toolchain"
 need python3 "for the generator and the Python floor"
 need lua5.4 "apt-get install lua5.4, for the raw-Lua anchor"
 
-echo "== build (release)" >&2
+echo "== build (release): hush, and the harness (Benchmarks/)" >&2
 # shellcheck disable=SC2086
 swift build -c release --scratch-path "$SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
 BIN="$SCRATCH/release/hush"
+# shellcheck disable=SC2086
+swift build -c release --package-path Benchmarks --scratch-path "$HARNESS_SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
+HARNESS="$HARNESS_SCRATCH/release/hush-benchmark"
 
 echo "== data: $USERS users x $PER_USER notifications, one week" >&2
 mkdir -p "$DATA"
 STREAM="$DATA/stream-$USERS-$PER_USER.jsonl"
 TABLES="$DATA/stream-$USERS-$PER_USER.lua"
-if [ ! -s "$STREAM" ] || [ ! -s "$TABLES" ] || [ benchmarks/generate.py -nt "$STREAM" ]; then
-  python3 benchmarks/generate.py --users "$USERS" --per-user "$PER_USER" --out "$STREAM" --lua "$TABLES"
+if [ ! -s "$STREAM" ] || [ ! -s "$TABLES" ] || [ Benchmarks/generate.py -nt "$STREAM" ]; then
+  python3 Benchmarks/generate.py --users "$USERS" --per-user "$PER_USER" --out "$STREAM" --lua "$TABLES"
 fi
 LINES=$(wc -l < "$STREAM")
 
-echo "== hush bench (the library)" >&2
-"$BIN" bench --policy "$POLICY" --context "$CONTEXT" --evaluations "$EVALUATIONS" --report "$DATA/library.txt" "$STREAM" >&2
+echo "== the library (Benchmarks/: hush-benchmark)" >&2
+"$HARNESS" --policy "$POLICY" --context "$CONTEXT" --evaluations "$EVALUATIONS" --report "$DATA/library.txt" "$STREAM" >&2
 lib() { sed -n "s/^$1=//p" "$DATA/library.txt"; }
 
 # One timed run: prints "cpu_seconds wall_seconds max_rss_kb" (GNU time when present).
@@ -77,10 +85,10 @@ read -r SQL_CPU SQL_WALL SQL_RSS <<< "$(timed "$BIN" eval --state "$DATA/state.s
 rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
 
 echo "== anchor: python3 json.loads/json.dumps per line" >&2
-read -r PY_CPU PY_WALL PY_RSS <<< "$(best_of python3 benchmarks/anchor_json.py "$STREAM")"
+read -r PY_CPU PY_WALL PY_RSS <<< "$(best_of python3 Benchmarks/anchor_json.py "$STREAM")"
 
 echo "== anchor: lua5.4, the same decisions in plain Lua over pre-built tables" >&2
-LUA_OUT=$(lua5.4 benchmarks/anchor.lua "$TABLES" "$RUNS")
+LUA_OUT=$(lua5.4 Benchmarks/anchor.lua "$TABLES" "$RUNS")
 LUA_RATE=$(echo "$LUA_OUT" | sed -n 's/.*decisions_per_second=\([0-9]*\).*/\1/p')
 LUA_RULES_RATE=$(echo "$LUA_OUT" | sed -n 's/.*rules_only_per_second=\([0-9]*\).*/\1/p')
 
@@ -121,12 +129,12 @@ row("(3)/(7) hush eval vs Python floor", f"{e_rate / p_rate:.2f}x", ">= 4x", e_r
 row(f"(3') hush eval with a state file (SQLite): lines/s (CPU; wall {lines / sql_wall:,.0f}); peak RSS",
     f"{lines / sql_cpu:,.0f}; " + (f"{sql_rss / 1024:.0f} MB" if sql_rss else "n/a"), "", None)
 row(f"(4) hush eval peak RSS ({lines:,} lines)", f"{eval_rss / 1024:.0f} MB" if eval_rss else "n/a", "< 200 MB", eval_rss / 1024 < 200 if eval_rss else None)
-row("(4) hush bench peak RSS (the decoded stream held in memory)", f"{f('peak_rss_mb'):.0f} MB", "", None)
+row("(4) the library benchmark's peak RSS (the decoded stream held in memory)", f"{f('peak_rss_mb'):.0f} MB", "", None)
 first, last, growth = f("memory_rss_after_first_week_mb"), f("memory_rss_end_mb"), f("memory_rss_growth_mb")
 row(f"memory: RSS after one week / after {f('memory_evaluations'):,.0f} evaluations", f"{first:.0f} / {last:.0f} MB", "flat (< 10% growth)", growth <= 0.1 * first)
 row("(5) policy load (Engine: read, validate, prepare)", f"{f('load_engine_ms'):.2f} ms", "< 5 ms", f("load_engine_ms") < 5)
 row("(5) a session (its own interpreter)", f"{f('load_session_ms'):.2f} ms", "", None)
-head = f"Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: {lines:,} notifications, $USERS users, one week (benchmarks/generate.py); policy benchmarks/standard.lua."
+head = f"Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: {lines:,} notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua."
 out = [head, "", "| figure | value | target | met |", "|---|---|---|---|"]
 out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
 text = "\n".join(out)

@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads lines (LF or CRLF) from a file descriptor a chunk at a time, so a large JSON Lines input
-/// is never held whole: memory stays at one chunk plus the longest line. Line numbers are 1-based;
-/// blank lines are counted but not handed out, as `JSONLines.forEachLine(in:)` does.
+/// Splits input into lines (LF or CRLF): the one line splitter of Hush. From a file descriptor it
+/// reads a chunk at a time, so a large JSON Lines input is never held whole: memory stays at one
+/// chunk plus the longest line. Bytes already in memory go through the same splitter. Line numbers
+/// are 1-based; blank lines are counted but not handed out.
 public final class LineStream {
     /// A read from the descriptor failed (not end of input).
     public struct ReadError: Error, CustomStringConvertible {
@@ -30,8 +31,17 @@ public final class LineStream {
         self.buffer = [UInt8](repeating: 0, count: self.chunkSize)
     }
 
+    /// The lines of `bytes`, already in memory: nothing is read, so nothing can fail to be.
+    public init(bytes: [UInt8]) {
+        self.descriptor = -1
+        self.chunkSize = 16
+        self.buffer = bytes
+        self.end = bytes.count
+        self.atEnd = true
+    }
+
     /// The first line, read but not consumed (`forEachLine` still hands it out); nil for empty input.
-    public func peekFirstLine() throws(ReadError) -> [UInt8]? {
+    func peekFirstLine() throws(ReadError) -> [UInt8]? {
         while true {
             if let newline = findNewline(from: start) { return Array(buffer[start..<trimmed(newline)]) }
             if atEnd { return start < end ? Array(buffer[start..<trimmed(end)]) : nil }
@@ -39,12 +49,12 @@ public final class LineStream {
         }
     }
 
-    /// Everything not yet handed out, read to the end of input.
-    public func readRest() throws(ReadError) -> [UInt8] {
+    /// Reads to the end of input without handing anything out, then calls `body` with every byte
+    /// not yet handed out; `forEachLine` hands them out after.
+    func withRestReadToEnd<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         while !atEnd { try fill() }
-        let rest = Array(buffer[start..<end])
-        start = end
-        return rest
+        let (first, last) = (start, end)
+        return try buffer.withUnsafeBytes { raw in try body(UnsafeRawBufferPointer(rebasing: raw[first..<last])) }
     }
 
     /// Calls `body` with each non-blank line (without its line ending; valid only during the call)
@@ -78,9 +88,14 @@ public final class LineStream {
         let first = start
         try buffer.withUnsafeBytes { raw in
             let line = UnsafeRawBufferPointer(rebasing: raw[first..<last])
-            guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return }
+            guard !Self.isBlank(line) else { return }
             try body(line, number)
         }
+    }
+
+    /// Blank: spaces and tabs only. Blank lines are counted but not handed out.
+    static func isBlank(_ line: some Sequence<UInt8>) -> Bool {
+        !line.contains(where: { $0 != 32 && $0 != 9 })
     }
 
     /// `stop` moved back over a carriage return ending the line.

@@ -68,21 +68,53 @@ public final class Session {
         }
     }
 
-    /// Decodes one line (a JSON object) into an envelope.
-    public func decode(line: some Collection<UInt8>, lineNumber: Int) throws(InputError) -> Envelope {
+    /// Decodes one line of JSON Lines into a notification: the way from input bytes to an
+    /// `Envelope` (`hush eval`, `simulate` and `bench` read with it). `line` is one JSON object
+    /// without its line ending; `number`, its 1-based line number, goes into the error. A
+    /// notification with neither an `id` nor an `apns-id` is given one unique to this session.
+    public func envelope(fromLine line: UnsafeRawBufferPointer, number: Int) throws(LineError) -> Envelope {
         let json: JSONValue
         do {
-            json = try JSONParser.parse(Array(line))
+            json = try JSONParser.parse(line)
         } catch {
-            throw InputError(field: nil, error.message)
+            throw LineError(line: number, error)
         }
-        return try Envelope.decode(json, fallbackID: self.nextGeneratedID())
+        return try envelope(from: json, number: number)
     }
 
-    public func nextGeneratedID() -> String {
+    /// Decodes a line already parsed (or one document spread over several lines).
+    func envelope(from json: JSONValue, number: Int) throws(LineError) -> Envelope {
+        do {
+            return try Envelope.decode(json, fallbackID: nextGeneratedID())
+        } catch {
+            throw LineError(line: number, reason: error)
+        }
+    }
+
+    /// `hush-<run>-<n>`: the run's random prefix keeps ids from two runs on one state apart.
+    private func nextGeneratedID() -> String {
         generatedIDs += 1
         return "hush-\(runPrefix)-\(generatedIDs)"
     }
+}
+
+/// An input line that was refused: its number, and why (`reason.field` names the field to blame,
+/// when one is).
+public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var reason: InputError
+
+    public init(line: Int, reason: InputError) {
+        self.line = line
+        self.reason = reason
+    }
+
+    /// A line that is not JSON.
+    init(line: Int, _ error: JSONError) {
+        self.init(line: line, reason: InputError(field: nil, error.message))
+    }
+
+    public var description: String { "line \(line): \(reason)" }
 }
 
 /// The wall clock, in UNIX seconds.

@@ -1,29 +1,67 @@
-/// INPUT may be one JSON object (even spread over many lines) or JSON Lines.
+import HushCore
+
+/// INPUT as `hush eval` reads it: JSON Lines, or one JSON object spread over several lines.
 public enum StreamInput {
-    /// The whole input as one document, when it is one object that does not fit on its first line.
-    public static func singleDocument(_ bytes: [UInt8]) -> JSONValue? {
-        guard let firstNewline = bytes.firstIndex(of: 10) else { return nil }
-        // A first line that is complete on its own means JSON Lines.
-        let rest = bytes[(firstNewline + 1)...]
-        guard rest.contains(where: { $0 != 10 && $0 != 13 && $0 != 32 && $0 != 9 }) else { return nil }
-        guard mayBeginDocument(Array(bytes[..<firstNewline])) else { return nil }
-        guard let whole = try? bytes.withUnsafeBytes({ buffer throws(JSONError) in try JSONParser.parse(buffer) }),
-              case .object = whole else { return nil }
-        return whole
+    /// Calls `body` with each JSON value of the input and its line number (one document spread over
+    /// several lines is line 1), or with why its line is not JSON. Lines are read a chunk at a time;
+    /// only a first line cut short, which may begin one document over several lines, makes the whole
+    /// input be read first. Line 1 is parsed once, whichever the input turns out to be.
+    /// `beforeReading` is called as `LineStream.forEachLine` calls it. Public for the fuzz target,
+    /// which reads its input as `hush eval` does.
+    public static func forEachDocument(in lines: LineStream,
+                                       _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>) throws -> Void,
+                                       beforeReading: () throws -> Void = {}) throws {
+        guard let firstLine = try lines.peekFirstLine() else { return }
+        // A blank line is not handed out by the splitter, so it has nothing to parse.
+        let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
+        func eachLine(_ line: UnsafeRawBufferPointer, _ number: Int) throws {
+            if number == 1, let first { try body(number, first) } else { try body(number, parse(line)) }
+        }
+        guard mayBeginDocument(first, length: firstLine.count) else {
+            try lines.forEachLine(eachLine, beforeReading: beforeReading)
+            return
+        }
+        if let document = try lines.withRestReadToEnd(singleDocument) {
+            try body(1, .success(document))
+        } else {
+            try lines.forEachLine(eachLine)
+        }
     }
 
-    /// Whether a first line may be the beginning of one document spread over several lines: it is
-    /// blank, or it is JSON cut short (a line that is wrong before its end is a bad JSON Lines line).
-    /// A streaming reader reads the whole input only then.
-    public static func mayBeginDocument(_ firstLine: [UInt8]) -> Bool {
-        var line = firstLine[...]
-        while let last = line.last, last == 32 || last == 9 || last == 13 { line = line.dropLast() }
-        guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return true }
-        do {
-            _ = try line.withUnsafeBytes { buffer throws(JSONError) in try JSONParser.parse(buffer) }
-            return false
-        } catch {
-            return ((error as? JSONError)?.offset ?? 0) >= line.count
-        }
+    /// Whether line 1 may begin one document spread over several lines: it is blank, or it is JSON
+    /// cut short (wrong only at its end). A line wrong before its end is a bad JSON Lines line.
+    static func mayBeginDocument(_ first: Result<JSONValue, JSONError>?, length: Int) -> Bool {
+        guard let first else { return true }
+        guard case .failure(let error) = first else { return false }
+        return error.offset >= length
+    }
+
+    /// The whole input as one document: an object that goes on past its first line.
+    static func singleDocument(_ whole: UnsafeRawBufferPointer) -> JSONValue? {
+        guard let firstNewline = whole.firstIndex(of: 10) else { return nil }
+        // A first line followed by blank lines only is JSON Lines of one line.
+        guard whole[(firstNewline + 1)...].contains(where: { $0 != 10 && $0 != 13 && $0 != 32 && $0 != 9 }) else { return nil }
+        guard let document = try? JSONParser.parse(whole), case .object = document else { return nil }
+        return document
+    }
+
+    static func parse(_ line: UnsafeRawBufferPointer) -> Result<JSONValue, JSONError> {
+        Result { () throws(JSONError) in try JSONParser.parse(line) }
+    }
+}
+
+extension Session {
+    /// Calls `body` with each notification of `input` read as `hush eval` reads it (JSON Lines, or
+    /// one object over several lines: see `StreamInput.forEachDocument`) and decoded as
+    /// `envelope(fromLine:number:)` decodes a line, or with why its line was refused.
+    public func forEachEnvelope(in input: LineStream,
+                                _ body: (_ number: Int, _ envelope: Result<Envelope, LineError>) throws -> Void,
+                                beforeReading: () throws -> Void = {}) throws {
+        try StreamInput.forEachDocument(in: input, { number, document in
+            switch document {
+            case .success(let json): try body(number, Result { () throws(LineError) in try envelope(from: json, number: number) })
+            case .failure(let error): try body(number, .failure(LineError(line: number, error)))
+            }
+        }, beforeReading: beforeReading)
     }
 }

@@ -14,7 +14,7 @@ struct Check: ParsableCommand {
             file:line: message. Exit 0 when clean, 1 with problems, 2 when a file cannot be read.
             """)
 
-    @Argument(help: "Policy files or directories.")
+    @Argument(help: "Policy files or directories.", completion: .file())
     var policies: [String]
 
     @Flag(help: "Check all the files as one policy.")

@@ -12,7 +12,7 @@ struct DonateCommand: ParsableCommand {
             Exit 0 when every line was kept, 1 when some were invalid.
             """)
 
-    @Argument(help: "Interactions: a file, or - / nothing for stdin.") var input: String?
+    @Argument(help: "Interactions: a file, or - / nothing for stdin.", completion: .file()) var input: String?
     @Option(help: "Whose interactions, for lines without \"user\".") var user = "default"
     @OptionGroup var state: StateOptions
 
@@ -28,9 +28,9 @@ struct DonateCommand: ParsableCommand {
             kept += batch.count
             batch.removeAll(keepingCapacity: true)
         }
-        try JSONLines.forEachLine(in: bytes) { line, number in
+        try LineStream(bytes: bytes).forEachLine { line, number in
             do {
-                let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
+                let json = try JSONParser.parse(line)
                 var interaction = try Interaction.decode(json)
                 if json["user"] == nil { interaction.user = user }
                 batch.append(interaction)

@@ -15,7 +15,7 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.", valueName: "file"))
+    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.", valueName: "file"), completion: .file())
     var contextPath: String?
 
     @OptionGroup var state: StateOptions
@@ -23,7 +23,7 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Add a trace of every pipeline step and rule (with file:line) to each decision.")
     var explain = false
 
-    @Argument(help: "The notifications: a file, or - / nothing for stdin.")
+    @Argument(help: "The notifications: a file, or - / nothing for stdin.", completion: .file())
     var input: String?
 
     func run() throws {
@@ -36,11 +36,11 @@ struct Evaluate: ParsableCommand {
         var invalid = 0
         var writer = JSONWriter(capacity: 1024)
         var output = AcknowledgedOutput(store: store)
-        let evaluateOne: (JSONValue, Int) -> Void = { json, number in
+        let evaluateOne: (Int, Result<Envelope, LineError>) -> Void = { number, decoded in
             writer.bytes.removeAll(keepingCapacity: true)
             output.prepare()
             do {
-                let envelope = try Envelope.decode(json, fallbackID: session.nextGeneratedID())
+                let envelope = try decoded.mapError(\.reason).get()
                 let decision = try session.evaluate(envelope, context: context, explain: explain)
                 decision.write(to: &writer)
                 output.add(writer.bytes, number: number)
@@ -50,38 +50,14 @@ struct Evaluate: ParsableCommand {
             }
             if output.isFull { invalid += output.commit(errorLine: errorLine) }
         }
-        let evaluateLine: (UnsafeRawBufferPointer, Int) -> Void = { line, number in
-            let json: JSONValue
-            do throws(JSONError) {
-                json = try JSONParser.parse(line)
-            } catch {
-                invalid += 1
-                output.add(errorLine(number, error.message), number: number)
-                return
-            }
-            evaluateOne(json, number)
-        }
         // Before the input may make us wait, what was decided is committed and printed.
         let beforeWaiting = {
             invalid += output.commit(errorLine: errorLine)
             Output.flush()
         }
-        // JSON Lines are read a chunk at a time; only a first line cut short (one object spread
-        // over several lines) makes the whole input be read first.
         try InputFile.withLines(input) { lines in
             do {
-                if let first = try lines.peekFirstLine(), StreamInput.mayBeginDocument(first) {
-                    let bytes = try lines.readRest()
-                    if let single = StreamInput.singleDocument(bytes) {
-                        evaluateOne(single, 1)
-                    } else {
-                        JSONLines.forEachLine(in: bytes) { line, number in
-                            line.withUnsafeBytes { evaluateLine($0, number) }
-                        }
-                    }
-                } else {
-                    try lines.forEachLine(evaluateLine, beforeReading: beforeWaiting)
-                }
+                try session.forEachEnvelope(in: lines, evaluateOne, beforeReading: beforeWaiting)
             } catch let error as LineStream.ReadError {
                 beforeWaiting()
                 Output.error("hush: \(input ?? "stdin"): \(error)")
@@ -94,12 +70,6 @@ struct Evaluate: ParsableCommand {
     }
 
     private func errorLine(_ number: Int, _ message: String) -> [UInt8] {
-        var w = JSONWriter(capacity: 128)
-        w.raw("{\"line\":")
-        w.writeInt(number)
-        w.raw(",\"error\":")
-        w.writeString(message)
-        w.raw("}")
-        return w.bytes
+        ErrorLine.make(number, message)
     }
 }

@@ -25,10 +25,9 @@ struct FocusCommand: ParsableCommand {
         var force = false
 
         @Option(help: ArgumentHelp("When it turns off again: RFC 3339, HH:MM, or a duration such as 90m.", valueName: "time"))
-        var until: String?
+        var until: TimeArgument?
 
-        @Option(help: "Whose device.") var user = "default"
-        @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
+        @OptionGroup var device: DeviceOptions
         @OptionGroup var policy: PolicyOptions
         @OptionGroup var state: StateOptions
 
@@ -42,12 +41,12 @@ struct FocusCommand: ParsableCommand {
             }
             let store = try state.store()
             let clock = engine.pipeline.defaultClock
-            let now = try CommandTime.now(self.now)
-            let end = try until.map { try TimeArgument.parse($0, now: now, clock: clock, option: "--until") }
+            let now = device.currentTime
+            let end = until?.resolved(now: now, clock: clock)
             if let end, end <= now { throw ValidationError("--until: \(clock.format(end)) is not in the future") }
             let declared = engine.policy.focus(named: name)
             let focusName = declared?.name ?? name
-            try store.setManualFocus(user: user, ManualFocus(name: focusName, since: now, until: end))
+            try store.setManualFocus(user: device.user, ManualFocus(name: focusName, since: now, until: end))
             if declared == nil, let problem {
                 Output.error("hush: note: \(problem); it silences everything but critical and time-sensitive notifications")
             }
@@ -61,10 +60,9 @@ struct FocusCommand: ParsableCommand {
             discussion: "A focus on by hand is turned off. A focus on by its schedule stays off until its window ends (or until --until).")
 
         @Option(help: ArgumentHelp("Keep every focus off until then: RFC 3339, HH:MM, or a duration.", valueName: "time"))
-        var until: String?
+        var until: TimeArgument?
 
-        @Option(help: "Whose device.") var user = "default"
-        @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
+        @OptionGroup var device: DeviceOptions
         @OptionGroup var policy: PolicyOptions
         @OptionGroup var state: StateOptions
 
@@ -72,9 +70,10 @@ struct FocusCommand: ParsableCommand {
             let engine = try policy.engine()
             let store = try state.store()
             let clock = engine.pipeline.defaultClock
-            let now = try CommandTime.now(self.now)
+            let now = device.currentTime
+            let user = device.user
             if let until {
-                let end = try TimeArgument.parse(until, now: now, clock: clock, option: "--until")
+                let end = until.resolved(now: now, clock: clock)
                 try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
                 Output.line("Focus is off until \(clock.format(end))")
                 return
@@ -90,14 +89,6 @@ struct FocusCommand: ParsableCommand {
                 Output.line("Focus is off")
             }
         }
-    }
-}
-
-enum CommandTime {
-    static func now(_ text: String?) throws -> Double {
-        guard let text else { return Date().timeIntervalSince1970 }
-        guard let t = RFC3339.parse(text) else { throw ValidationError("--now: \"\(text)\" is not an RFC 3339 time") }
-        return t
     }
 }
 

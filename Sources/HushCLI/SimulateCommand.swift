@@ -15,12 +15,12 @@ struct SimulateCommand: ParsableCommand {
             """)
 
     @OptionGroup var policy: PolicyOptions
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"))
+    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"), completion: .file())
     var contextPath: String?
     @OptionGroup var state: StateOptions
-    @Option(help: ArgumentHelp("Deliver summaries due up to this time (RFC 3339).", valueName: "time")) var until: String?
+    @Option(help: ArgumentHelp("Deliver summaries due up to this time (RFC 3339).", valueName: "time")) var until: RFC3339Time?
     @Flag(help: "Print JSON Lines events.") var json = false
-    @Argument(help: "The notifications: a file, or - / nothing for stdin.") var input: String?
+    @Argument(help: "The notifications: a file, or - / nothing for stdin.", completion: .file()) var input: String?
 
     func run() throws {
         let engine = try policy.engine()
@@ -28,23 +28,12 @@ struct SimulateCommand: ParsableCommand {
         let store = try state.store()
         let session = try engine.makeSession(store: store)
         let clock = session.clock(for: context)
-        let end = try until.map { text -> Double in
-            guard let t = RFC3339.parse(text) else { throw ValidationError("--until: \"\(text)\" is not an RFC 3339 time") }
-            return t
-        }
+        let end = until?.seconds
         let bytes = try InputFile.read(input)
         var items: [(line: Int, result: Result<Envelope, InputError>)] = []
-        JSONLines.forEachLine(in: bytes) { line, number in
-            do {
-                let json = try line.withUnsafeBytes { try JSONParser.parse($0) }
-                items.append((number, .success(try Envelope.decode(json, fallbackID: session.nextGeneratedID()))))
-            } catch let error as JSONError {
-                items.append((number, .failure(InputError(field: nil, error.message))))
-            } catch let error as InputError {
-                items.append((number, .failure(error)))
-            } catch {
-                items.append((number, .failure(InputError(field: nil, "\(error)"))))
-            }
+        try LineStream(bytes: bytes).forEachLine { line, number in
+            let decoded = Result { () throws(LineError) in try session.envelope(fromLine: line, number: number) }
+            items.append((number, decoded.mapError(\.reason)))
         }
         var invalid = 0
         var timeline = Timeline(clock: clock, pipeline: engine.pipeline, locked: context.locked)

@@ -4,7 +4,7 @@ import Hush
 
 /// `--state PATH | --ephemeral`, shared by the commands that read or write state.
 struct StateOptions: ParsableArguments {
-    @Option(name: .customLong("state"), help: ArgumentHelp("The state file (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).", valueName: "path"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("The state file (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).", valueName: "path"), completion: .file())
     var statePath: String?
 
     @Flag(help: "Keep state in memory for this run only.")

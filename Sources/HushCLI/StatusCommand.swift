@@ -8,8 +8,7 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show the active focus and why, and what waits for the next scheduled summary.",
         discussion: "Summaries that fell due by --now are delivered first, so what is listed as waiting still waits.")
 
-    @Option(help: "Whose device.") var user = "default"
-    @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
+    @OptionGroup var device: DeviceOptions
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var policy: PolicyOptions
     @OptionGroup var state: StateOptions
@@ -18,7 +17,8 @@ struct StatusCommand: ParsableCommand {
         let engine = try policy.engine()
         let store = try state.store()
         let clock = engine.pipeline.defaultClock
-        let now = try CommandTime.now(self.now)
+        let now = device.currentTime
+        let user = device.user
         // An 08:00 summary is never reported as waiting at 09:00: deliver what is due first.
         _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
         let (active, queued) = try StateOptions.reading {

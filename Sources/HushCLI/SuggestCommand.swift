@@ -14,8 +14,7 @@ struct SuggestCommand: ParsableCommand {
 
     @Option(help: "The focus to suggest people for.") var focus: String?
     @Option(help: "How many people to list.") var limit = 10
-    @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: String?
-    @Option(help: "Whose device.") var user = "default"
+    @OptionGroup var device: DeviceOptions
     @Flag(help: "Print a JSON array, best first.") var json = false
     @OptionGroup var policy: PolicyOptions
     @OptionGroup var state: StateOptions
@@ -28,7 +27,8 @@ struct SuggestCommand: ParsableCommand {
         let engine = try policy.engine()
         let store = try state.store()
         let clock = engine.pipeline.defaultClock
-        let now = try CommandTime.now(self.now)
+        let now = device.currentTime
+        let user = device.user
         // Like every command that reads state, deliver what fell due by now first.
         _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
         var focusSettings: FocusSettings?

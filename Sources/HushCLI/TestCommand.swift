@@ -14,7 +14,7 @@ struct TestCommand: ParsableCommand {
             and the others still run. Exit 0 only when all pass.
             """)
 
-    @Argument(help: "Test files or directories (default: policies).")
+    @Argument(help: "Test files or directories (default: policies).", completion: .file())
     var paths: [String] = []
 
     @Flag(name: .shortAndLong, help: "Print every test, not only failures.")

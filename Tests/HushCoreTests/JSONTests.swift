@@ -51,9 +51,6 @@ private let apnsLine =
   #""thread-id":"chat-42","mutable-content":1},"sender":"alice","msg_id":123456789,"# +
   #""score":0.75,"tags":["a","b"],"silent":false,"meta":null}}"#
 
-private let smallLine =
-  #"{"id":42,"token":"5c1f3e9a7b2d4c6e8f0a1b3c5d7e9f1a","aps":{"alert":"Hi there","badge":1},"silent":false}"#
-
 final class JSONTests: XCTestCase {
 
   // MARK: Valid documents
@@ -812,65 +809,5 @@ final class JSONTests: XCTestCase {
     XCTAssertThrowsError(try JSONParser.parse(String(big.dropLast()))) { error in
       XCTAssertEqual((error as! JSONError).offset, big.utf8.count - 1)
     }
-  }
-
-  // MARK: Throughput (printed, not asserted)
-
-  func testThroughput() throws {
-    let clock = ContinuousClock()
-    var sink = 0
-    func nanoseconds(_ d: Duration) -> Double {
-      Double(d.components.seconds) * 1e9 + Double(d.components.attoseconds) / 1e9
-    }
-
-    for (name, line) in [("APNs-like", apnsLine), ("small", smallLine)] {
-      let bytes = Array(line.utf8)
-      let v = try JSONParser.parse(bytes)
-      if name == "APNs-like" {
-        XCTAssertEqual(v["payload"]?["aps"]?["badge"]?.intValue, 3)
-        XCTAssertEqual(v["payload"]?["aps"]?["alert"]?["body"]?.stringValue, "Hey, are we still on for tonight? 🎉 été")
-      }
-      // 100k parses in 5 rounds of 20k; the machine may be shared, so
-      // report the best round and the overall mean.
-      let rounds = 5
-      let perRound = 20_000
-      var best = Double.infinity
-      var total = 0.0
-      try bytes.withUnsafeBytes { raw in
-        for _ in 0..<rounds {
-          let elapsed = try clock.measure {
-            for _ in 0..<perRound {
-              let v = try JSONParser.parse(raw)
-              if case .object(let o) = v { sink &+= o.count }
-            }
-          }
-          let ns = nanoseconds(elapsed)
-          total += ns
-          best = min(best, ns / Double(perRound))
-        }
-      }
-      let mean = total / Double(rounds * perRound)
-      print(String(format: "JSONParser, %@ line (%d bytes) x %d: best %.0f ns/line (%.0f MB/s), mean %.0f ns/line",
-                   name, bytes.count, rounds * perRound, best, Double(bytes.count) / best * 1e3, mean))
-
-      let data = Data(bytes)
-      let foundation = try clock.measure {
-        for _ in 0..<10_000 {
-          let o = try JSONSerialization.jsonObject(with: data) as! NSDictionary
-          sink &+= o.count
-        }
-      }
-      print(String(format: "  JSONSerialization (reference): %.0f ns/line", nanoseconds(foundation) / 10_000))
-
-      let written = clock.measure {
-        for _ in 0..<20_000 {
-          var w = JSONWriter(capacity: 512)
-          w.write(v)
-          sink &+= w.bytes.count
-        }
-      }
-      print(String(format: "  JSONWriter: %.0f ns/line", nanoseconds(written) / 20_000))
-    }
-    XCTAssertGreaterThan(sink, 0)
   }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Hush
 import XCTest
 
-/// Reading JSON Lines a chunk at a time must hand out exactly what reading the whole input does.
+/// Reading JSON Lines a chunk at a time must hand out exactly what reading bytes in memory does.
 final class LineStreamTests: XCTestCase {
     /// A file holding `bytes`, open for reading; closed by the caller.
     func descriptor(for bytes: [UInt8]) throws -> Int32 {
@@ -24,10 +24,16 @@ final class LineStreamTests: XCTestCase {
         return lines
     }
 
-    func whole(_ bytes: [UInt8]) -> [(String, Int)] {
+    func inMemory(_ bytes: [UInt8]) throws -> [(String, Int)] {
         var lines: [(String, Int)] = []
-        JSONLines.forEachLine(in: bytes) { line, number in lines.append((String(decoding: line, as: UTF8.self), number)) }
+        try LineStream(bytes: bytes).forEachLine { line, number in lines.append((String(decoding: line, as: UTF8.self), number)) }
         return lines
+    }
+
+    func testLinesAreSplitOnLFAndCRLFAndBlankOnesAreCountedNotHandedOut() throws {
+        let got = try inMemory(Array("a\r\n\n  \t\nb\n\r\nc".utf8))
+        XCTAssertEqual(got.map(\.0), ["a", "b", "c"])
+        XCTAssertEqual(got.map(\.1), [1, 4, 6])
     }
 
     func testEveryChunkSizeGivesTheLinesAndNumbersOfTheWholeInput() throws {
@@ -44,7 +50,7 @@ final class LineStreamTests: XCTestCase {
         ]
         for input in inputs {
             let bytes = Array(input.utf8)
-            let expected = whole(bytes)
+            let expected = try inMemory(bytes)
             for chunkSize in [16, 17, 31, 64, 1 << 20] {
                 let got = try streamed(bytes, chunkSize: chunkSize)
                 XCTAssertEqual(got.map(\.0), expected.map(\.0), "input \(input.debugDescription), chunk \(chunkSize)")
@@ -58,29 +64,5 @@ final class LineStreamTests: XCTestCase {
         let got = try streamed(Array("\(line)\nshort\n\(line)".utf8), chunkSize: 16)
         XCTAssertEqual(got.map(\.0), [line, "short", line])
         XCTAssertEqual(got.map(\.1), [1, 2, 3])
-    }
-
-    func testPeekingTheFirstLineDoesNotConsumeIt() throws {
-        let fd = try descriptor(for: Array("{\n  \"app\": \"x\"\n}\r\nnext".utf8))
-        defer { close(fd) }
-        let stream = LineStream(descriptor: fd, chunkSize: 16)
-        XCTAssertEqual(try stream.peekFirstLine(), Array("{".utf8))
-        XCTAssertEqual(try stream.peekFirstLine(), Array("{".utf8))
-        XCTAssertEqual(String(decoding: try stream.readRest(), as: UTF8.self), "{\n  \"app\": \"x\"\n}\r\nnext")
-    }
-
-    func testEmptyInputHasNoFirstLine() throws {
-        let fd = try descriptor(for: [])
-        defer { close(fd) }
-        XCTAssertNil(try LineStream(descriptor: fd).peekFirstLine())
-    }
-
-    func testOnlyAFirstLineCutShortMayBeginOneDocument() {
-        XCTAssertTrue(StreamInput.mayBeginDocument(Array("{".utf8)))
-        XCTAssertTrue(StreamInput.mayBeginDocument(Array("{\"app\": \"x\",  ".utf8)))
-        XCTAssertTrue(StreamInput.mayBeginDocument(Array("   ".utf8)))
-        XCTAssertFalse(StreamInput.mayBeginDocument(Array("{\"app\": \"x\"}".utf8)), "a whole object is a JSON Lines line")
-        XCTAssertFalse(StreamInput.mayBeginDocument(Array("garbage".utf8)), "wrong before its end: a bad line")
-        XCTAssertFalse(StreamInput.mayBeginDocument(Array("{\"a\": 1}}".utf8)))
     }
 }

@@ -1,4 +1,4 @@
-// libFuzzer target: bytes as `hush eval` INPUT → JSONLines / StreamInput → JSONParser.parse →
+// libFuzzer target: bytes as `hush eval` INPUT → StreamInput (LineStream) → JSONParser.parse →
 // Envelope.decode (also EvaluationContext.decode and Interaction.decode, the other JSON inputs) →
 // the pipeline with a fixed policy (its rules read every field) and a fresh in-memory store per
 // input. Invariants: nothing traps; a parsed value written back parses to the same value; every
@@ -38,13 +38,10 @@ public func fuzzEnvelope(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let store = InMemoryStateStore()
     let context = Fixtures.contexts[bytes.count % Fixtures.contexts.count]
     generated = 0
-    if let single = StreamInput.singleDocument(bytes) {
-        evaluateOne(single, store: store, context: context)
-    } else {
-        JSONLines.forEachLine(in: bytes) { line, _ in
-            guard let json = try? line.withUnsafeBytes({ buffer throws(JSONError) in try JSONParser.parse(buffer) }) else { return }
-            evaluateOne(json, store: store, context: context)
-        }
+    // Read as `hush eval` reads its INPUT: JSON Lines, or one object over several lines.
+    try? StreamInput.forEachDocument(in: LineStream(bytes: bytes)) { _, document in
+        guard case .success(let json) = document else { return }
+        evaluateOne(json, store: store, context: context)
     }
     return 0
 }

@@ -4,7 +4,7 @@ nothing else (no decision at all). Reads FILE, writes one JSON line per input li
 prints `lines=N seconds=S lines_per_second=R` to stderr (the loop, from opening the file to the
 last write).
 
-    python3 benchmarks/anchor_json.py stream.jsonl > /dev/null
+    python3 Benchmarks/anchor_json.py stream.jsonl > /dev/null
 """
 import json
 import sys

@@ -1,11 +1,11 @@
--- benchmarks/anchor.lua: the limit of any Lua-based engine, for `hush bench` to be compared with.
+-- Benchmarks/anchor.lua: the limit of any Lua-based engine, for the library benchmark (hush-benchmark) to be compared with.
 --
---   lua5.4 benchmarks/anchor.lua STREAM.lua [PASSES]
+--   lua5.4 Benchmarks/anchor.lua STREAM.lua [PASSES]
 --
--- STREAM.lua is the stream benchmarks/generate.py wrote with --lua: the same notifications as the
+-- STREAM.lua is the stream Benchmarks/generate.py wrote with --lua: the same notifications as the
 -- JSONL file, as pre-built Lua tables. Outside the timed loop each one becomes the flat, read-only
 -- shape a rule sees (`n.app`, `n.body`, `n.payload`, …), so the loop does no JSON and builds no view.
--- The timed loop then does, in plain Lua, what Hush does for benchmarks/standard.lua: the active
+-- The timed loop then does, in plain Lua, what Hush does for Benchmarks/standard.lua: the active
 -- focus from the schedules, the five rules of standard.lua (same code) with their changes checked
 -- and applied, and the built-in decision (background and expiry, authorization, effective level,
 -- collapse, scheduled summary, focus breakthrough with people, favorites, contacts, repeated calls
@@ -18,7 +18,7 @@
 -- group count and summary line, placeholder).
 
 local path, passes = arg[1], tonumber(arg[2] or "3")
-assert(path, "usage: lua5.4 benchmarks/anchor.lua STREAM.lua [PASSES]")
+assert(path, "usage: lua5.4 Benchmarks/anchor.lua STREAM.lua [PASSES]")
 local raw = dofile(path)
 
 -- MARK: the policy, as data (what standard.lua declares)

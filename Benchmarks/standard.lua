@@ -1,9 +1,9 @@
--- benchmarks/standard.lua: the standard policy `hush bench` and scripts/bench.sh measure.
+-- Benchmarks/standard.lua: the standard policy scripts/bench.sh measures.
 --
 -- A realistic personal policy: three scheduled focuses (Sleep, Work, Personal), a Scheduled
 -- Summary at 08:00 and 18:00, per-app settings, contacts, summary formats, and five rules of the
 -- kinds people write (a keyword in the body, a custom payload key, a category, the active focus).
--- benchmarks/anchor.lua runs the same five rules, and the same decisions, in plain Lua.
+-- Benchmarks/anchor.lua runs the same five rules, and the same decisions, in plain Lua.
 
 timezone "Europe/Berlin"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A realistic one-week notification stream for `hush bench`, deterministic for a seed.
+"""A realistic one-week notification stream for scripts/bench.sh, deterministic for a seed.
 
-    python3 benchmarks/generate.py --users 200 --per-user 1000 --out stream.jsonl [--lua anchor.lua]
+    python3 Benchmarks/generate.py --users 200 --per-user 1000 --out stream.jsonl [--lua anchor.lua]
 
 Each user gets the same mix a busy phone sees in a week (Monday 25 November 2024 00:00 to Sunday
 23:59, Europe/Berlin, UTC+01:00 all week): direct and group messages (with SiriKit communication
@@ -11,7 +11,7 @@ parcel updates that replace each other (apns-collapse-id), bank transactions, pa
 SEV1 with a critical sound), sign-in codes that expire, fitness nudges (passive), a denied game,
 background syncs, and an expired flash sale now and then. More arrive in the day than at night.
 The stream is ordered by date, users interleaved. `--lua` also writes the same notifications as a
-Lua chunk returning pre-built tables (for benchmarks/anchor.lua), with each one's UNIX date.
+Lua chunk returning pre-built tables (for Benchmarks/anchor.lua), with each one's UNIX date.
 """
 import argparse
 import itertools
@@ -20,7 +20,7 @@ import random
 from datetime import datetime, timedelta, timezone
 
 BERLIN = timezone(timedelta(hours=1))
-# A Monday, in the past: `hush bench` replays the week week after week, and a store never takes a
+# A Monday, in the past: the library benchmark replays the week week after week, and a store never takes a
 # date past tomorrow's wall clock as its newest (retention), so the replays stay behind today.
 WEEK_START = datetime(2024, 11, 25, 0, 0, tzinfo=BERLIN)
 
