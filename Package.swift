@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The compiler settings every Swift target builds with (as swift-log does): existentials spelled
+// `any`, imports internal unless marked, and a member visible only where its module is imported.
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "Hush",
     products: [
@@ -11,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `swift package generate-documentation --target Hush` (the DocC catalog in Sources/Hush/Hush.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Debian's Lua 5.4, with a shim for the C macros Swift cannot import.
@@ -18,24 +28,52 @@ let package = Package(
         // Everything that may raise a Lua error (longjmp) lives in C: no Lua error crosses a Swift frame.
         .target(name: "LuaSandbox", dependencies: ["CLua54"]),
         // A small safe Swift layer over the C API.
-        .target(name: "Lua", dependencies: ["CLua54", "LuaSandbox"]),
+        .target(name: "Lua", dependencies: ["CLua54", "LuaSandbox"], swiftSettings: strictness),
+        // JSON bytes in and out, without Foundation: the parser and writer every input and output uses.
+        .target(name: "HushJSON", swiftSettings: strictness),
         // The domain in plain Swift: envelope, context, decision, pipeline. No Lua.
-        .target(name: "HushCore"),
+        .target(name: "HushCore", dependencies: ["HushJSON"], swiftSettings: strictness),
         // Lua policies turned into Swift values; rules run through the sandbox.
-        .target(name: "HushPolicy", dependencies: ["HushCore", "Lua", "CLua54"], resources: [.copy("Resources")]),
+        .target(name: "HushPolicy", dependencies: ["HushCore", "HushJSON", "Lua", "CLua54"],
+                resources: [.copy("Resources")], swiftSettings: strictness),
         // What Hush remembers between notifications.
-        .target(name: "HushState", dependencies: ["HushCore", .product(name: "GRDB", package: "GRDB.swift"),
-                                                 .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        // The public facade: prepare a policy once, evaluate many.
-        .target(name: "Hush", dependencies: ["HushCore", "HushPolicy", "HushState", .product(name: "Logging", package: "swift-log")]),
-        .executableTarget(name: "HushCLI", dependencies: ["Hush", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "HushState", dependencies: ["HushCore", "HushJSON",
+                                                 .product(name: "GRDB", package: "GRDB.swift"),
+                                                 .product(name: "GRDBSQLite", package: "GRDB.swift")],
+                swiftSettings: strictness),
+        // The public library: prepare a policy once, evaluate many. The only module embedders import.
+        .target(name: "Hush", dependencies: ["HushCore", "HushJSON", "HushPolicy", "HushState",
+                                            .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictness),
+        .executableTarget(name: "HushCLI", dependencies: ["Hush", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: strictness),
+        // The README's embedding code, word for word, built and run by the tests.
+        .executableTarget(name: "EmbeddingExample", dependencies: ["Hush"], path: "Examples/Embedding",
+                          swiftSettings: strictness),
 
-        .testTarget(name: "LuaTests", dependencies: ["Lua"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HushCoreTests", dependencies: ["HushCore", "HushState"]),
-        .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore", "Lua"]),
-        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["HushCLI"]),
+        .testTarget(name: "LuaTests", dependencies: ["Lua"], resources: [.copy("Fixtures")], swiftSettings: strictness),
+        .testTarget(name: "HushCoreTests", dependencies: ["HushCore", "HushJSON", "HushState"], swiftSettings: strictness),
+        .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore", "HushJSON", "Lua"], swiftSettings: strictness),
+        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore", "HushJSON",
+                                                          .product(name: "GRDB", package: "GRDB.swift")],
+                    swiftSettings: strictness),
+        .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore", "HushJSON"], swiftSettings: strictness),
+        // What an embedder sees: only `import Hush`, only the public API.
+        .testTarget(name: "HushAPITests", dependencies: ["Hush"], swiftSettings: strictness),
+        .testTarget(name: "EndToEndTests", dependencies: ["HushCLI", "EmbeddingExample"], swiftSettings: strictness),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (fuzz/README.md) join the package only when fuzz/run.sh builds them
+// (HUSH_FUZZ=1, with sanitizer flags on the command line): same package, so they reach the
+// `package` API of the lower modules, and the root package stays free of unsafe flags.
+if Context.environment["HUSH_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "FuzzSupport", dependencies: ["Hush", "HushCore", "HushJSON", "HushPolicy", "Lua"],
+                path: "fuzz/Sources/FuzzSupport"),
+        .executableTarget(name: "FuzzEnvelope", dependencies: ["FuzzSupport"], path: "fuzz/Sources/FuzzEnvelope"),
+        .executableTarget(name: "FuzzPolicy", dependencies: ["FuzzSupport"], path: "fuzz/Sources/FuzzPolicy"),
+        .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzSupport"], path: "fuzz/Sources/FuzzLuaBridge"),
+    ]
+}

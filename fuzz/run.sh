@@ -14,8 +14,12 @@ build() {
     # flags, in no fixed order, and swiftc keeps only the last, so the Swift code loses either its
     # coverage or ASan. One combined flag for Swift, given last; clang adds up its -fsanitize flags.
     # `--sanitize=fuzzer` stays: it makes SwiftPM leave `main` to libFuzzer.
-    swift build --package-path fuzz --scratch-path "$scratch" -c debug --sanitize=fuzzer \
-        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address
+    # HUSH_FUZZ=1 adds the targets to the root package (see Package.swift); one product at a time,
+    # so nothing else of the package is built with libFuzzer's main.
+    for product in FuzzEnvelope FuzzPolicy FuzzLuaBridge; do
+        HUSH_FUZZ=1 swift build --scratch-path "$scratch" -c debug --sanitize=fuzzer --product "$product" \
+            -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address
+    done
 }
 
 case "${1:-}" in

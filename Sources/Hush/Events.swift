@@ -1,12 +1,17 @@
-import HushCore
+package import HushState
+package import HushJSON
+package import HushCore
 
 /// What Hush does over time rather than in answer to a notification: a scheduled summary
 /// delivered at its time, or the focus in force changing. `hush simulate --json` prints these, and
 /// a long-running Hush emits them as they fall due.
 public enum HushEvent: Sendable, Hashable {
+    /// A scheduled summary delivered at its time.
     case summary(SummaryDelivery)
+    /// The focus in force changed (a schedule started or ended, a focus set by hand expired).
     case focus(FocusChange)
 
+    /// Whose device.
     public var user: String {
         switch self {
         case .summary(let s): s.user
@@ -14,7 +19,7 @@ public enum HushEvent: Sendable, Hashable {
         }
     }
 
-    /// UNIX seconds.
+    /// When it happened, in UNIX seconds.
     public var at: Double {
         switch self {
         case .summary(let s): s.at
@@ -22,8 +27,17 @@ public enum HushEvent: Sendable, Hashable {
         }
     }
 
+    /// The event as one line of JSON (docs/reference.md, "Summary event" and "Focus event"),
+    /// times in the IANA zone `timeZone` (an unknown or absent zone: the machine's).
+    public func jsonString(timeZone: String? = nil) -> String {
+        let clock = timeZone.flatMap(ZoneClock.init(identifier:)) ?? ZoneClock.current
+        var w = JSONWriter()
+        write(to: &w, clock: clock)
+        return w.string
+    }
+
     /// The event as one line of JSON, times in `clock`'s zone.
-    public func write(to w: inout JSONWriter, clock: ZoneClock) {
+    package func write(to w: inout JSONWriter, clock: ZoneClock) {
         switch self {
         case .summary(let s):
             w.raw("{\"event\":\"summary\",\"user\":"); w.writeString(s.user)
@@ -68,30 +82,41 @@ public struct SummaryDelivery: Sendable, Hashable {
     /// One notification of the summary as it is shown: with previews hidden, no title or body,
     /// and the placeholder in their place.
     public struct Item: Sendable, Hashable {
+        /// The notification's id.
         public var id: String
+        /// The app's bundle id.
         public var app: String
+        /// Its title; nil when previews are hidden.
         public var title: String?
+        /// Its body; nil when previews are hidden.
         public var body: String?
         /// The group it joins, if grouping is on for its app.
         public var group: String?
+        /// What is shown instead of a hidden preview ("2 Notifications"); nil when shown.
         public var placeholder: String?
+        /// `aps.relevance-score`, which orders the summary.
         public var relevance: Double?
+        /// Whether it has an attachment (image, audio, video, file).
         public var hasMedia: Bool
         /// Arrival, UNIX seconds.
         public var date: Double
     }
 
+    /// Whose device.
     public var user: String
-    /// UNIX seconds.
+    /// When it happened, in UNIX seconds.
     public var at: Double
+    /// What it shows, in summary order.
     public var notifications: [Item]
+    /// What expired while waiting for it: not shown.
     public var dropped: [Item]
 }
 
 /// The focus in force changed: a schedule started or ended, or a focus set by hand expired.
 public struct FocusChange: Sendable, Hashable {
+    /// Whose device.
     public var user: String
-    /// UNIX seconds.
+    /// When it happened, in UNIX seconds.
     public var at: Double
     /// The focus now in force, or nil.
     public var focus: String?
@@ -103,7 +128,7 @@ extension Session {
     /// The summary as it is shown: previews hidden by its app's settings (`locked` is the
     /// device's state) leave out title and body. Made after the batch was delivered, so each
     /// placeholder counts the group as it now is. Throws when a group cannot be read.
-    public func summaryDelivery(_ batch: SummaryBatch, locked: Bool) throws -> SummaryDelivery {
+    package func summaryDelivery(_ batch: SummaryBatch, locked: Bool) throws -> SummaryDelivery {
         let pipeline = engine.pipeline
         func item(_ n: StoredNotification) throws -> SummaryDelivery.Item {
             let settings = pipeline.settings(for: n.app)

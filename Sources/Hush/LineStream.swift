@@ -1,3 +1,4 @@
+import HushJSON
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,11 +9,11 @@ import Darwin
 /// reads a chunk at a time, so a large JSON Lines input is never held whole: memory stays at one
 /// chunk plus the longest line. Bytes already in memory go through the same splitter. Line numbers
 /// are 1-based; blank lines are counted but not handed out.
-public final class LineStream {
+package final class LineStream {
     /// A read from the descriptor failed (not end of input).
-    public struct ReadError: Error, CustomStringConvertible {
-        public let code: Int32
-        public var description: String { "cannot read input: \(String(cString: strerror(code)))" }
+    package struct ReadError: Error, CustomStringConvertible {
+        package let code: Int32
+        package var description: String { "cannot read input: \(String(cString: strerror(code)))" }
     }
 
     private let descriptor: Int32
@@ -25,14 +26,14 @@ public final class LineStream {
     private var lineNumber = 0
 
     /// `descriptor` stays owned by the caller (it is not closed).
-    public init(descriptor: Int32, chunkSize: Int = 1 << 20) {
+    package init(descriptor: Int32, chunkSize: Int = 1 << 20) {
         self.descriptor = descriptor
         self.chunkSize = max(chunkSize, 16)
         self.buffer = [UInt8](repeating: 0, count: self.chunkSize)
     }
 
     /// The lines of `bytes`, already in memory: nothing is read, so nothing can fail to be.
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         self.descriptor = -1
         self.chunkSize = 16
         self.buffer = bytes
@@ -60,7 +61,7 @@ public final class LineStream {
     /// Calls `body` with each non-blank line (without its line ending; valid only during the call)
     /// and its number; `beforeReading` before each read of the input, which may wait for it (a
     /// pipe, a terminal): the moment to hand on what the lines so far produced.
-    public func forEachLine(_ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
+    package func forEachLine(_ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
                             beforeReading: () throws -> Void = {}) throws {
         var searchFrom = start
         while true {

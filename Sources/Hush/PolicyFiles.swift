@@ -1,16 +1,16 @@
 import Foundation
-import HushPolicy
+package import HushPolicy
 
 /// Finds and reads policy files: files as given, directories by their `*.lua` files (tests,
 /// `*_test.lua`, left out), in name order.
-public enum PolicyFiles {
-    public struct ReadError: Error, CustomStringConvertible {
-        public var path: String
-        public var message: String
-        public var description: String { "\(path): \(message)" }
+package enum PolicyFiles {
+    package struct ReadError: Error, Sendable, CustomStringConvertible {
+        package var path: String
+        package var message: String
+        package var description: String { "\(path): \(message)" }
     }
 
-    public static func sources(paths: [String]) throws(ReadError) -> [PolicySource] {
+    package static func sources(paths: [String]) throws(ReadError) -> [PolicySource] {
         var out: [PolicySource] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -40,7 +40,7 @@ public enum PolicyFiles {
     }
 
     /// `$XDG_CONFIG_HOME/hush/policy.lua`, else `~/.config/hush/policy.lua`, when it exists.
-    public static func userPolicyPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    package static func userPolicyPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         let base: String
         if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { base = xdg }
         else if let home = environment["HOME"] { base = home + "/.config" }

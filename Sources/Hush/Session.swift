@@ -1,14 +1,16 @@
-import HushCore
+import Logging
+import HushJSON
+public import HushCore
 import HushPolicy
 import HushState
 import Lua
 import Foundation
 
 /// Evaluates notifications one after another against a prepared policy and a state store.
-/// Confined to one thread at a time.
+/// Confined to one thread at a time: make one per thread from a shared ``Engine``.
 public final class Session {
-    public let engine: Engine
-    public let store: any StateStore
+    package let engine: Engine
+    package let store: any StateStore
     let interpreter: PolicyInterpreter
     /// The pipeline this session evaluates with: built from its interpreter's own (equal) policy,
     /// so that sessions on other threads never write the reference counts this one touches.
@@ -28,7 +30,7 @@ public final class Session {
     }
 
     /// The clock of the context's zone, else the policy's, else the machine's.
-    public func clock(for context: EvaluationContext) -> ZoneClock {
+    package func clock(for context: EvaluationContext) -> ZoneClock {
         guard let name = context.timezone else { return pipeline.defaultClock }
         if let lastClock, lastClock.name == name { return lastClock.clock }
         let clock: ZoneClock
@@ -44,24 +46,79 @@ public final class Session {
 
     /// Decides one notification and records what state should remember. Summaries that fell due
     /// before it are delivered first, so their notifications are in their groups.
+    /// - Parameters:
+    ///   - envelope: the notification, from ``envelope(fromJSON:line:)``.
+    ///   - context: the device's state; its `now` (else the envelope's date, else `wallClock`,
+    ///     else the clock) is the time of the decision.
+    ///   - explain: adds a `Decision.trace`: every step and rule, with `file:line`.
+    ///   - wallClock: the time (UNIX seconds) when neither the context nor the envelope has one;
+    ///     nil: the clock.
+    /// - Throws: `HushError` `state_failed` when the store cannot record it; the decision is
+    ///   then not made.
     @discardableResult
     public func evaluate(_ envelope: consuming Envelope, context: EvaluationContext = EvaluationContext(),
-                         explain: Bool = false, wallClock: Double? = nil) throws -> Decision {
+                         explain: Bool = false, wallClock: Double? = nil) throws(HushError) -> Decision {
         if envelope.date == nil { envelope.date = context.now ?? wallClock ?? Clock.now() }
         let now = context.now ?? envelope.date!
         let user = envelope.user
         let clock = clock(for: context)
-        _ = try deliverDueSummaries(user: user, upTo: now)
-        let outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
-                                               clock: clock, explain: explain)
-        try store.apply(outcome.changes)
-        return outcome.decision
+        do {
+            _ = try deliverDueSummaries(user: user, upTo: now)
+            let outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
+                                            clock: clock, explain: explain)
+            try store.apply(outcome.changes)
+            if !outcome.decision.errors.isEmpty {
+                engine.logger.debug("rule error", metadata: ["user": "\(user)", "id": "\(outcome.decision.id)",
+                                                             "errors": "\(outcome.decision.errors)"])
+            }
+            return outcome.decision
+        } catch {
+            let failure = HushError(state: error)
+            engine.logger.error("state store failed", metadata: ["user": "\(user)", "error": "\(failure.message)"])
+            throw failure
+        }
+    }
+
+    /// Delivers every summary of `user` due at or before `t` (UNIX seconds) and returns them as
+    /// shown (previews hidden by an app's settings leave out title and body when `locked`).
+    /// ``evaluate(_:context:explain:wallClock:)`` does this itself before each decision; call it
+    /// on a timer to deliver a summary at its time.
+    public func deliverDueSummaries(user: String, at t: Double, locked: Bool = true) throws(HushError) -> [SummaryDelivery] {
+        do {
+            return try deliverDueSummaries(user: user, upTo: t).map { try summaryDelivery($0, locked: locked) }
+        } catch {
+            throw HushError(state: error)
+        }
+    }
+
+    /// Decodes one notification: a JSON object, as one line of `hush eval` input (docs/reference.md,
+    /// "Input: the notification envelope"). A notification with neither an `id` nor an `apns-id`
+    /// is given one unique to this session.
+    /// - Parameters:
+    ///   - text: one JSON object.
+    ///   - line: the input line it came from, for the error.
+    /// - Throws: `HushError` `invalid_input` naming the field.
+    public func envelope(fromJSON text: String, line: Int? = nil) throws(HushError) -> Envelope {
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(HushError) in try envelope(fromJSON: UnsafeRawBufferPointer(bytes), line: line) }
+        }.get()
+    }
+
+    /// Decodes one notification from the bytes of one JSON object (UTF-8, no line ending), as
+    /// ``envelope(fromJSON:line:)-(String,_)`` does, without copying them into a `String` first.
+    /// - Parameters:
+    ///   - bytes: one JSON object.
+    ///   - line: the input line it came from, for the error.
+    /// - Throws: `HushError` `invalid_input` naming the field.
+    public func envelope(fromJSON bytes: UnsafeRawBufferPointer, line: Int? = nil) throws(HushError) -> Envelope {
+        do { return try envelope(fromLine: bytes, number: line ?? 1) } catch { throw HushError(error.reason, line: line) }
     }
 
     /// Delivers every summary due at or before `t`: its notifications join the delivered list and
     /// their groups; expired ones are dropped. Taking and delivering are one transaction, so a
     /// crash between them cannot lose the summary.
-    public func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
+    package func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
         let pipeline = self.pipeline
         return try store.deliverDueSummaries(user: user, upTo: t) { batch in
             pipeline.deliveryChanges(forSummary: batch.notifications)
@@ -72,7 +129,7 @@ public final class Session {
     /// `Envelope` (`hush eval`, `simulate` and `bench` read with it). `line` is one JSON object
     /// without its line ending; `number`, its 1-based line number, goes into the error. A
     /// notification with neither an `id` nor an `apns-id` is given one unique to this session.
-    public func envelope(fromLine line: UnsafeRawBufferPointer, number: Int) throws(LineError) -> Envelope {
+    package func envelope(fromLine line: UnsafeRawBufferPointer, number: Int) throws(LineError) -> Envelope {
         let json: JSONValue
         do {
             json = try JSONParser.parse(line)
@@ -100,11 +157,11 @@ public final class Session {
 
 /// An input line that was refused: its number, and why (`reason.field` names the field to blame,
 /// when one is).
-public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var line: Int
-    public var reason: InputError
+package struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var line: Int
+    package var reason: InputError
 
-    public init(line: Int, reason: InputError) {
+    package init(line: Int, reason: InputError) {
         self.line = line
         self.reason = reason
     }
@@ -114,7 +171,7 @@ public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(line: line, reason: InputError(field: nil, error.message))
     }
 
-    public var description: String { "line \(line): \(reason)" }
+    package var description: String { "line \(line): \(reason)" }
 }
 
 /// The wall clock, in UNIX seconds.

@@ -1,15 +1,15 @@
-import HushCore
+package import HushCore
 import HushState
 
 /// A replay of a time-ordered stream: decisions, scheduled summaries as they fall due (with the
 /// notifications that expired before them), and every change of the active focus.
-public enum SimulationEvent: Sendable {
+package enum SimulationEvent: Sendable {
     case notification(at: Double, envelope: Envelope, decision: Decision)
     case summary(SummaryDelivery)
     case focus(FocusChange)
     case invalid(line: Int, message: String)
 
-    public var at: Double? {
+    package var at: Double? {
         switch self {
         case .notification(let at, _, _): at
         case .summary(let delivery): delivery.at
@@ -22,7 +22,7 @@ public enum SimulationEvent: Sendable {
 extension Session {
     /// Replays `lines` (numbered JSON values or errors) in time order. Summaries due up to `until`
     /// (default: the end of the last notification's local day) are delivered.
-    public func simulate(_ items: [(line: Int, result: Result<Envelope, InputError>)], context: EvaluationContext,
+    package func simulate(_ items: [(line: Int, result: Result<Envelope, InputError>)], context: EvaluationContext,
                          until: Double?, emit: (SimulationEvent) throws -> Void) throws {
         let clock = clock(for: context)
         var envelopes: [(line: Int, envelope: Envelope)] = []

@@ -1,14 +1,15 @@
+package import HushJSON
 import HushCore
 
 /// INPUT as `hush eval` reads it: JSON Lines, or one JSON object spread over several lines.
-public enum StreamInput {
+package enum StreamInput {
     /// Calls `body` with each JSON value of the input and its line number (one document spread over
     /// several lines is line 1), or with why its line is not JSON. Lines are read a chunk at a time;
     /// only a first line cut short, which may begin one document over several lines, makes the whole
     /// input be read first. Line 1 is parsed once, whichever the input turns out to be.
     /// `beforeReading` is called as `LineStream.forEachLine` calls it. Public for the fuzz target,
     /// which reads its input as `hush eval` does.
-    public static func forEachDocument(in lines: LineStream,
+    package static func forEachDocument(in lines: LineStream,
                                        _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>) throws -> Void,
                                        beforeReading: () throws -> Void = {}) throws {
         guard let firstLine = try lines.peekFirstLine() else { return }
@@ -54,7 +55,7 @@ extension Session {
     /// Calls `body` with each notification of `input` read as `hush eval` reads it (JSON Lines, or
     /// one object over several lines: see `StreamInput.forEachDocument`) and decoded as
     /// `envelope(fromLine:number:)` decodes a line, or with why its line was refused.
-    public func forEachEnvelope(in input: LineStream,
+    package func forEachEnvelope(in input: LineStream,
                                 _ body: (_ number: Int, _ envelope: Result<Envelope, LineError>) throws -> Void,
                                 beforeReading: () throws -> Void = {}) throws {
         try StreamInput.forEachDocument(in: input, { number, document in

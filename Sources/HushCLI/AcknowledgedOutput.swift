@@ -1,3 +1,4 @@
+import HushState
 import Hush
 
 /// The lines `hush eval` prints, held back until the state they describe is committed: a printed

@@ -1,3 +1,5 @@
+import HushCore
+import HushPolicy
 import ArgumentParser
 import Foundation
 import Hush

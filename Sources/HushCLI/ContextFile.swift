@@ -1,3 +1,5 @@
+import HushCore
+import HushJSON
 import ArgumentParser
 import Foundation
 import Hush

@@ -1,3 +1,6 @@
+import HushState
+import HushCore
+import HushJSON
 import ArgumentParser
 import Foundation
 import Hush

@@ -1,3 +1,5 @@
+import HushCore
+import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
@@ -30,7 +32,7 @@ struct Evaluate: ParsableCommand {
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
         let store = try state.store()
-        let session = try engine.makeSession(store: store)
+        let session = try engine.makeSession(storing: store)
         // Read once: a property wrapper's getter is not free on every line.
         let explain = self.explain
         var invalid = 0

@@ -1,3 +1,5 @@
+import HushState
+import HushCore
 import ArgumentParser
 import Foundation
 import Hush

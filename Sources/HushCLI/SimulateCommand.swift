@@ -1,3 +1,5 @@
+import HushCore
+import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
@@ -26,7 +28,7 @@ struct SimulateCommand: ParsableCommand {
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
         let store = try state.store()
-        let session = try engine.makeSession(store: store)
+        let session = try engine.makeSession(storing: store)
         let clock = session.clock(for: context)
         let end = until?.seconds
         let bytes = try InputFile.read(input)

@@ -1,3 +1,4 @@
+import HushState
 import ArgumentParser
 import Foundation
 import Hush

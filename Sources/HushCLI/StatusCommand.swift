@@ -1,3 +1,6 @@
+import HushState
+import HushCore
+import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
@@ -20,7 +23,7 @@ struct StatusCommand: ParsableCommand {
         let now = device.currentTime
         let user = device.user
         // An 08:00 summary is never reported as waiting at 09:00: deliver what is due first.
-        _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
+        _ = try engine.makeSession(storing: store).deliverDueSummaries(user: user, upTo: now)
         let (active, queued) = try StateOptions.reading {
             (try engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock),
              try store.queuedNotifications(user: user))

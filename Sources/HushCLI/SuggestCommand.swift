@@ -1,3 +1,5 @@
+import HushCore
+import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
@@ -30,7 +32,7 @@ struct SuggestCommand: ParsableCommand {
         let now = device.currentTime
         let user = device.user
         // Like every command that reads state, deliver what fell due by now first.
-        _ = try engine.makeSession(store: store).deliverDueSummaries(user: user, upTo: now)
+        _ = try engine.makeSession(storing: store).deliverDueSummaries(user: user, upTo: now)
         var focusSettings: FocusSettings?
         if let focus {
             guard let found = engine.policy.focus(named: focus) else {

@@ -1,3 +1,4 @@
+import HushPolicy
 import ArgumentParser
 import Foundation
 import Hush

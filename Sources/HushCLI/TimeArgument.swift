@@ -1,3 +1,4 @@
+import HushCore
 import ArgumentParser
 import Foundation
 import Hush

@@ -1,3 +1,4 @@
+import HushJSON
 import CLua54
 import HushCore
 import Lua

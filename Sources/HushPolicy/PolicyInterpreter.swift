@@ -1,12 +1,12 @@
 import CLua54
-import HushCore
-import Lua
+package import HushCore
+package import Lua
 
 /// A loaded policy in its own sandboxed interpreter: the declarations as a `Policy`, and the rules
 /// ready to run. Not thread-safe: make one per thread from the same sources (they are cheap to load).
-public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
-    public let policy: Policy
-    public let sources: [PolicySource]
+package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
+    package let policy: Policy
+    package let sources: [PolicySource]
     let lua: LuaState
     private var ruleReferences: [Int32] = []
     /// A report per rule that returned nothing, in order.
@@ -17,7 +17,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     /// The pipeline evaluated with this interpreter, rebuilt from its own policy (one per thread).
     let pipelineCopies = PipelineCopies()
 
-    public func pipelineCopy(of shared: Pipeline) -> Pipeline? {
+    package func pipelineCopy(of shared: Pipeline) -> Pipeline? {
         pipelineCopies.copy(of: shared) { policy }
     }
 
@@ -44,7 +44,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     }
 
     /// Loads the sources in order. Throws every problem found, with `file:line`.
-    public init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
+    package init(sources: [PolicySource], limits: LuaLimits = LuaLimits()) throws(PolicyLoadError) {
         self.sources = sources
         let problems = ProblemList(sources: sources)
         let lua: LuaState
@@ -133,7 +133,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     }
 
     /// A new interpreter for the same policy (for another thread).
-    public func copy() throws(PolicyLoadError) -> PolicyInterpreter {
+    package func copy() throws(PolicyLoadError) -> PolicyInterpreter {
         try PolicyInterpreter(sources: sources, limits: lua.limits)
     }
 
@@ -161,7 +161,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
 
     // MARK: running rules
 
-    public func runRules(subject: inout RuleSubject, context: RuleContext) throws -> [RuleReport] {
+    package func runRules(subject: inout RuleSubject, context: RuleContext) throws -> [RuleReport] {
         let rules = policy.rules
         guard !rules.isEmpty else { return [] }
         countKeptTrees()
@@ -354,7 +354,7 @@ public final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     }
 
     @inline(__always)
-    public func pushField(_ L: OpaquePointer, id: Int32) -> Int32 {
+    package func pushField(_ L: OpaquePointer, id: Int32) -> Int32 {
         let n = Int(id - notificationBase)
         if n >= 0 && n < Self.notificationFields.count { return pushNotificationField(L, Self.notificationFields[n]) }
         let c = Int(id - contextBase)

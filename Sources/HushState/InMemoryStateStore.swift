@@ -1,5 +1,5 @@
 import Foundation
-import HushCore
+package import HushCore
 
 /// State in memory: for tests and `--ephemeral`. Not thread-safe: one owner at a time.
 ///
@@ -11,6 +11,7 @@ import HushCore
 /// while that order is also time order (the usual case), read with a binary search. Each group
 /// keeps its members in order and a `GroupDigest` of them, updated as members join.
 public final class InMemoryStateStore: StateStore {
+    /// How many days delivered notifications, arrivals and calls are kept.
     public let retentionDays: Double
     private let retentionSeconds: Double
     private let interactionRetentionSeconds: Double
@@ -25,8 +26,7 @@ public final class InMemoryStateStore: StateStore {
     @exclusivity(unchecked) private var lastUser: String?
     @exclusivity(unchecked) private var lastState: UserState?
 
-    /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
-    ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
+    /// An empty store that keeps delivered notifications, arrivals and calls 7 days.
     public init() {
         self.retentionDays = 7
         retentionSeconds = self.retentionDays * 86400
@@ -35,6 +35,9 @@ public final class InMemoryStateStore: StateStore {
         pruneInterval = min(86400, retentionSeconds)
     }
 
+    /// An empty store.
+    /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
+    ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
     public init(retentionDays: Double) {
         self.retentionDays = retentionDays > 0 ? retentionDays : 7
         retentionSeconds = self.retentionDays * 86400
@@ -102,20 +105,20 @@ public final class InMemoryStateStore: StateStore {
 
     // MARK: reading (nothing here can fail: no read throws)
 
-    public func delivered(user: String, app: String, id: String) -> StoredNotification? {
+    package func delivered(user: String, app: String, id: String) -> StoredNotification? {
         state(user)?.delivered[Key(app: app, id: id)]?.n
     }
 
-    public func queued(user: String, app: String, id: String) -> StoredNotification? {
+    package func queued(user: String, app: String, id: String) -> StoredNotification? {
         guard let s = state(user), !s.queue.isEmpty else { return nil }
         return s.queue[Key(app: app, id: id)]?.n
     }
 
-    public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
+    package func groupMembers(user: String, groupID: String) -> [StoredNotification] {
         state(user)?.groups[groupID]?.members.map(\.n) ?? []
     }
 
-    public func groupDigest(user: String, groupID: String) -> GroupDigest? {
+    package func groupDigest(user: String, groupID: String) -> GroupDigest? {
         guard let group = state(user)?.groups[groupID] else { return GroupDigest() }
         if let digest = group.digest { return digest }
         let digest = GroupDigest(members: group.members.lazy.map(\.n))
@@ -123,27 +126,27 @@ public final class InMemoryStateStore: StateStore {
         return digest
     }
 
-    public func calls(user: String, since: Double) -> [CallRecord] {
+    package func calls(user: String, since: Double) -> [CallRecord] {
         state(user)?.calls.since(since) ?? []
     }
 
-    public func manualFocus(user: String) -> ManualFocus? { state(user)?.manual }
+    package func manualFocus(user: String) -> ManualFocus? { state(user)?.manual }
 
-    public func recent(user: String, since: Double) -> [StoredNotification] {
+    package func recent(user: String, since: Double) -> [StoredNotification] {
         state(user)?.arrivals.since(since).map(\.n) ?? []
     }
 
-    public func interactions(user: String, since: Double) -> [Interaction] {
+    package func interactions(user: String, since: Double) -> [Interaction] {
         state(user)?.interactions.since(since) ?? []
     }
 
-    public func queuedNotifications(user: String) -> [StoredNotification] {
+    package func queuedNotifications(user: String) -> [StoredNotification] {
         (state(user)?.queue.values.map(\.n) ?? []).sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
     }
 
     // MARK: writing
 
-    public func apply(_ changes: [StateChange]) {
+    package func apply(_ changes: [StateChange]) {
         guard !changes.isEmpty else { return }
         // A date far in the future (a bad clock, a typo) must not prune everything real.
         let ceiling = Date().timeIntervalSince1970 + 86400
@@ -228,7 +231,7 @@ public final class InMemoryStateStore: StateStore {
         if arrival && n.summaryAt == nil { s.arrivals.append(entry, date: n.date) }
     }
 
-    public func deliverDueSummaries(user: String, upTo t: Double,
+    package func deliverDueSummaries(user: String, upTo t: Double,
                                     recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
         let batches = takeDueSummaries(user: user, upTo: t)
@@ -236,7 +239,7 @@ public final class InMemoryStateStore: StateStore {
         return batches
     }
 
-    public func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
+    package func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
         var batches: [Double: [StoredNotification]] = [:]
         var next = Double.infinity
@@ -261,13 +264,13 @@ public final class InMemoryStateStore: StateStore {
         }
     }
 
-    public func setManualFocus(user: String, _ focus: ManualFocus?) { makeState(user).manual = focus }
+    package func setManualFocus(user: String, _ focus: ManualFocus?) { makeState(user).manual = focus }
 
-    public func addInteractions(_ interactions: [Interaction]) {
+    package func addInteractions(_ interactions: [Interaction]) {
         for interaction in interactions { makeState(interaction.user).interactions.append(interaction, date: interaction.date) }
     }
 
-    public func prune(before t: Double) {
+    package func prune(before t: Double) {
         for s in users.values { prune(s, before: t) }
     }
 

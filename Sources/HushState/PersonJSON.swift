@@ -1,9 +1,10 @@
+import HushJSON
 import HushCore
 
 /// Persons as JSON text in the state file: `{"handle":…,"name":…,"contact":…,"aliases":[…]}`,
 /// absent members omitted. Round-trips exactly.
 enum PersonJSON {
-    struct DecodingError: Error, CustomStringConvertible {
+    struct DecodingError: Error, Sendable, CustomStringConvertible {
         var description: String
     }
 

@@ -1,5 +1,5 @@
 import GRDB
-import HushCore
+package import HushCore
 
 /// Group digests (what a group's summary line is made of), kept by the store so that an
 /// evaluation does not re-read every member of its group: in a week of a busy chat a group holds
@@ -62,7 +62,7 @@ extension SQLiteStateStore {
     static let selectDataVersion = "PRAGMA data_version"
     static let selectDeliveredGroup = "SELECT group_id FROM delivered WHERE user = ? AND app = ? AND id = ?"
 
-    public func groupDigest(user: String, groupID: String) throws -> GroupDigest? {
+    package func groupDigest(user: String, groupID: String) throws -> GroupDigest? {
         try read("read a group") { db in
             try dropDigestsIfOthersCommitted(db)
             if let digest = digestCache[user, groupID] { return digest }

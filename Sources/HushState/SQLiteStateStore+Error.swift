@@ -1,8 +1,9 @@
+import HushCore
 import Foundation
 
 extension SQLiteStateStore {
     /// Why a state file could not be opened or used. Every message names the file.
-    public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    package enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
         /// The file was migrated by a newer Hush: refusing to touch it, rather than lose what it holds.
         case newerSchema(path: String, found: Int, supported: Int)
         /// The file exists but is not a SQLite database, is damaged, or is another program's database.
@@ -15,7 +16,7 @@ extension SQLiteStateStore {
         /// SQLite failed while reading or writing (disk full, I/O error, lock held past the timeout…).
         case failed(path: String, action: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .newerSchema(let path, let found, let supported):
                 "state file \(path) was written by a newer Hush (schema \(found)); this Hush knows up to \(supported)"
@@ -30,6 +31,20 @@ extension SQLiteStateStore {
             }
         }
 
-        public var errorDescription: String? { description }
+        package var errorDescription: String? { description }
+    }
+}
+
+extension HushError {
+    /// A state store's error as the public API reports it: a failed read or write is
+    /// `state_failed`, anything that stops the store being used at all is `state_unusable`.
+    package init(state error: any Swift.Error) {
+        switch error {
+        case let error as HushError: self = error
+        case SQLiteStateStore.Error.failed: self.init(code: .stateFailed, message: String(describing: error))
+        case is SQLiteStateStore.Error: self.init(code: .stateUnusable, message: String(describing: error))
+        default: self.init(code: .stateFailed, message: String(describing: error))
+        }
+        if cause == nil { cause = error }
     }
 }

@@ -42,7 +42,7 @@ struct RawRow {
     }
 }
 
-struct RawSQLiteError: Error, CustomStringConvertible {
+struct RawSQLiteError: Error, Sendable, CustomStringConvertible {
     let description: String
 }
 

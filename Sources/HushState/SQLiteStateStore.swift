@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import HushCore
+public import HushCore
 
 /// State in a SQLite file (docs/reference.md, "State and events"), with the observable behaviour of `InMemoryStateStore`.
 ///
@@ -20,7 +20,9 @@ import HushCore
 ///
 /// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
 public final class SQLiteStateStore: StateStore {
+    /// The state file.
     public let path: String
+    /// How many days delivered notifications, arrivals and calls are kept.
     public let retentionDays: Double
     let dbQueue: DatabaseQueue
     let retention: RetentionPolicy
@@ -38,8 +40,15 @@ public final class SQLiteStateStore: StateStore {
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
     ///   relative to the newest date a user's evaluations saw, are pruned automatically.
-    public convenience init(path: String, retentionDays: Double = 7) throws {
-        try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
+    /// - Throws: ``HushError`` with code `state_unusable` when the file cannot be used (its folder
+    ///   cannot be made, it is not a Hush state file, a newer Hush wrote it, the retention is not
+    ///   positive); the file is then left as it was.
+    public convenience init(path: String, retentionDays: Double = 7) throws(HushError) {
+        do {
+            try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
+        } catch {
+            throw HushError(state: error)
+        }
     }
 
     init(path: String, retentionDays: Double, pruneEvery: Int) throws {
@@ -52,19 +61,19 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: - Reading
 
-    public func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
+    package func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
         try notification(sql: Self.selectDelivered, [.text(user), .text(app), .text(id)])
     }
 
-    public func queued(user: String, app: String, id: String) throws -> StoredNotification? {
+    package func queued(user: String, app: String, id: String) throws -> StoredNotification? {
         try notification(sql: Self.selectQueued, [.text(user), .text(app), .text(id)])
     }
 
-    public func groupMembers(user: String, groupID: String) throws -> [StoredNotification] {
+    package func groupMembers(user: String, groupID: String) throws -> [StoredNotification] {
         try read("read a group") { db in try cachedGroupMembers(db, user: user, groupID: groupID) }
     }
 
-    public func calls(user: String, since: Double) throws -> [CallRecord] {
+    package func calls(user: String, since: Double) throws -> [CallRecord] {
         try read("read calls") { db in
             var calls: [CallRecord] = []
             try forEachRawRow(db, sql: Self.selectCalls, [.text(user), .real(since)]) { row in
@@ -75,7 +84,7 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func manualFocus(user: String) throws -> ManualFocus? {
+    package func manualFocus(user: String) throws -> ManualFocus? {
         try read("read the manual focus") { db in
             var focus: ManualFocus?
             try forEachRawRow(db, sql: Self.selectManualFocus, [.text(user)]) { row in
@@ -85,11 +94,11 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func recent(user: String, since: Double) throws -> [StoredNotification] {
+    package func recent(user: String, since: Double) throws -> [StoredNotification] {
         try notifications(sql: Self.selectRecent, [.text(user), .real(since)], action: "read recent notifications")
     }
 
-    public func interactions(user: String, since: Double) throws -> [Interaction] {
+    package func interactions(user: String, since: Double) throws -> [Interaction] {
         try read("read interactions") { db in
             var interactions: [Interaction] = []
             let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectInteractions), arguments: [user, since])
@@ -107,13 +116,13 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func queuedNotifications(user: String) throws -> [StoredNotification] {
+    package func queuedNotifications(user: String) throws -> [StoredNotification] {
         try notifications(sql: Self.selectQueue, [.text(user)], action: "read the summary queue")
     }
 
     // MARK: - Writing
 
-    public func apply(_ changes: [StateChange]) throws {
+    package func apply(_ changes: [StateChange]) throws {
         guard !changes.isEmpty else { return }
         let book = try write("record an evaluation") { db in try record(changes, in: db) }
         retentionBook.merge(book) { $1 }
@@ -155,7 +164,7 @@ public final class SQLiteStateStore: StateStore {
         return try pruneAutomatically(db, after: changes)
     }
 
-    public func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
+    package func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
         // Called before every evaluation: only take the write lock when something is due. (A
         // summary another process queues meanwhile is simply taken next time.)
         let anyDue = try read("take the due summaries") { db in
@@ -168,7 +177,7 @@ public final class SQLiteStateStore: StateStore {
     /// Takes the due summaries and records what delivering them changes in ONE transaction: a
     /// crash, or a write that fails, never leaves a batch taken from the queue but not delivered
     /// (two transactions would lose it between them).
-    public func deliverDueSummaries(user: String, upTo t: Double,
+    package func deliverDueSummaries(user: String, upTo t: Double,
                                     recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
         let anyDue = try read("take the due summaries") { db in
             try self.anyDue(db, user: user, upTo: t)
@@ -213,7 +222,7 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func setManualFocus(user: String, _ focus: ManualFocus?) throws {
+    package func setManualFocus(user: String, _ focus: ManualFocus?) throws {
         try write("set the manual focus") { db in
             if let focus {
                 try db.cachedStatement(sql: Self.upsertManualFocus).execute(arguments: [user, focus.name, focus.since, focus.until])
@@ -224,7 +233,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     /// Adds donated interactions in one transaction (callers batch, e.g. 1000 at a time).
-    public func addInteractions(_ interactions: [Interaction]) throws {
+    package func addInteractions(_ interactions: [Interaction]) throws {
         guard !interactions.isEmpty else { return }
         try write("record interactions") { db in
             let statement = try db.cachedStatement(sql: Self.insertInteraction)
@@ -235,7 +244,7 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    public func prune(before t: Double) throws {
+    package func prune(before t: Double) throws {
         digestCache.clear()
         try write("prune") { db in
             try db.execute(sql: "DELETE FROM delivered WHERE date < ?", arguments: [t])
@@ -246,7 +255,7 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: - Transactions and errors
 
-    public func beginBatch() throws {
+    package func beginBatch() throws {
         guard !batchOpen else { return }
         if let error = deferredError {
             deferredError = nil
@@ -260,7 +269,7 @@ public final class SQLiteStateStore: StateStore {
         batchOpen = true
     }
 
-    public func commitBatch() throws {
+    package func commitBatch() throws {
         guard batchOpen else { return }
         batchOpen = false
         digestCache.checkedInBatch = false

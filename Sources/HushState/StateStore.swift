@@ -1,8 +1,8 @@
-import HushCore
+package import HushCore
 
 /// Where Hush remembers things between notifications (docs/reference.md, "State and events"), per user. Implementations: the
 /// in-memory twin (tests, `--ephemeral`) and SQLite.
-public protocol StateStore: StateReading, AnyObject {
+package protocol StateStore: StateReading, AnyObject {
     /// Records what one evaluation produced, atomically.
     func apply(_ changes: [StateChange]) throws
     /// Takes the queued notifications whose summary is due at or before `t`, by summary instant.
@@ -29,12 +29,12 @@ public protocol StateStore: StateReading, AnyObject {
 
 extension StateStore {
     /// A store whose writes are done as they are made (in memory) has nothing to batch.
-    public func beginBatch() throws {}
-    public func commitBatch() throws {}
+    package func beginBatch() throws {}
+    package func commitBatch() throws {}
 
     /// Take, then apply: atomic for a store whose writes cannot fail halfway (in memory). A store
     /// with separate transactions must do both in one (see `SQLiteStateStore`).
-    public func deliverDueSummaries(user: String, upTo t: Double,
+    package func deliverDueSummaries(user: String, upTo t: Double,
                                     recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
         let batches = try takeDueSummaries(user: user, upTo: t)
         for batch in batches { try apply(changes(batch)) }
@@ -43,13 +43,13 @@ extension StateStore {
 }
 
 /// The notifications of one scheduled summary, in presentation order, and those that expired.
-public struct SummaryBatch: Sendable, Hashable {
-    public var user: String
-    public var at: Double
-    public var notifications: [StoredNotification]
-    public var dropped: [StoredNotification]
+package struct SummaryBatch: Sendable, Hashable {
+    package var user: String
+    package var at: Double
+    package var notifications: [StoredNotification]
+    package var dropped: [StoredNotification]
 
-    public init(user: String, at: Double, notifications: [StoredNotification], dropped: [StoredNotification]) {
+    package init(user: String, at: Double, notifications: [StoredNotification], dropped: [StoredNotification]) {
         self.user = user
         self.at = at
         self.notifications = notifications
@@ -57,7 +57,7 @@ public struct SummaryBatch: Sendable, Hashable {
     }
 
     /// Relevance highest first (missing = 0), then those with media, then newest first.
-    public static func presentationOrder(_ a: StoredNotification, _ b: StoredNotification) -> Bool {
+    package static func presentationOrder(_ a: StoredNotification, _ b: StoredNotification) -> Bool {
         let ra = a.relevance ?? 0, rb = b.relevance ?? 0
         if ra != rb { return ra > rb }
         if a.hasMedia != b.hasMedia { return a.hasMedia }

@@ -1,18 +1,18 @@
 /// A Lua error, copied out of the interpreter as plain strings: it never holds a `lua_State`.
-public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+package struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: String, Sendable, Hashable {
         case syntax, runtime, budget, memory
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The message without its `file:line:` prefix.
-    public var message: String
+    package var message: String
     /// The chunk the error points at (`policies/work.lua`), when Lua said.
-    public var file: String?
-    public var line: Int?
-    public var traceback: String?
+    package var file: String?
+    package var line: Int?
+    package var traceback: String?
 
-    public init(kind: Kind, message: String, file: String? = nil, line: Int? = nil, traceback: String? = nil) {
+    package init(kind: Kind, message: String, file: String? = nil, line: Int? = nil, traceback: String? = nil) {
         self.kind = kind
         self.message = message
         self.file = file
@@ -21,13 +21,13 @@ public struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line: message`, or the bare message when the place is unknown.
-    public var description: String {
+    package var description: String {
         if let file, let line { return "\(file):\(line): \(message)" }
         return message
     }
 
     /// Splits Lua's `chunk:line: message` form; a traceback after the first line is kept apart.
-    public init(kind: Kind, raw: String) {
+    package init(kind: Kind, raw: String) {
         var text = Substring(raw)
         var traceback: String?
         if let range = raw.firstRange(of: "\nstack traceback:") {

@@ -3,24 +3,24 @@ import LuaSandbox
 
 /// One sandboxed Lua 5.4 interpreter. Confined to one thread at a time (not `Sendable`); make one
 /// per thread. Closing happens in `deinit`, so no `lua_State` outlives its owner.
-public final class LuaState {
+package final class LuaState {
     /// What a host function does when Lua calls it: push results on `L` and return their count, or
     /// throw `HostError` to raise a Lua error in the caller. Never call a raising Lua API here.
-    public typealias HostFunction = (_ L: OpaquePointer) throws(HostError) -> Int32
+    package typealias HostFunction = (_ L: OpaquePointer) throws(HostError) -> Int32
 
-    public struct HostError: Error {
-        public var message: String
-        public init(_ message: String) { self.message = message }
+    package struct HostError: Error, Sendable {
+        package var message: String
+        package init(_ message: String) { self.message = message }
     }
 
     let sandbox: OpaquePointer
-    public let L: OpaquePointer
-    public private(set) var limits: LuaLimits
+    package let L: OpaquePointer
+    package private(set) var limits: LuaLimits
     @exclusivity(unchecked) private var hostFunctions: [HostFunction?] = []
     /// Receives print() output.
-    public var printHandler: ((String) -> Void)?
+    package var printHandler: ((String) -> Void)?
 
-    public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
+    package init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
         self.limits = limits
         let box = Unmanaged<LuaStateBox>.passRetained(LuaStateBox())
         guard let sandbox = hush_sandbox_new(limits.cValue, luaStateCallback, box.toOpaque()) else {
@@ -41,33 +41,33 @@ public final class LuaState {
         box.release()
     }
 
-    public func setLimits(_ limits: LuaLimits) {
+    package func setLimits(_ limits: LuaLimits) {
         self.limits = limits
         hush_sandbox_set_limits(sandbox, limits.cValue)
     }
 
-    public var memoryInUse: Int { Int(hush_sandbox_memory_in_use(sandbox)) }
+    package var memoryInUse: Int { Int(hush_sandbox_memory_in_use(sandbox)) }
 
     // MARK: host functions
 
     /// Registers a host function and returns its id, for `pushHostFunction`.
-    public func register(_ function: @escaping HostFunction) -> Int32 {
+    package func register(_ function: @escaping HostFunction) -> Int32 {
         hostFunctions.append(function)
         return Int32(hostFunctions.count - 1)
     }
 
     /// Replaces a registered host function (views register ranges of ids).
-    public func reserveHostFunctions(_ count: Int, _ function: @escaping (Int32) -> HostFunction) -> Int32 {
+    package func reserveHostFunctions(_ count: Int, _ function: @escaping (Int32) -> HostFunction) -> Int32 {
         let base = Int32(hostFunctions.count)
         for i in 0..<count { hostFunctions.append(function(base + Int32(i))) }
         return base
     }
 
-    public func pushHostFunction(_ id: Int32) { hush_push_host_function(L, id) }
+    package func pushHostFunction(_ id: Int32) { hush_push_host_function(L, id) }
 
     /// Reserves `count` ids that are served by `source.pushField` (views' fields read on every
     /// notification: a direct call, not a closure per id). Returns the first id.
-    public func reserveFields(_ count: Int, source: any LuaFieldSource) -> Int32 {
+    package func reserveFields(_ count: Int, source: any LuaFieldSource) -> Int32 {
         let base = Int32(hostFunctions.count)
         for _ in 0..<count { hostFunctions.append(nil) }
         fieldSource = source
@@ -78,9 +78,9 @@ public final class LuaState {
     /// Serves views' fields directly: `(context, L, id)` with the ids `reserveFields` gave, pushing
     /// one value (returning 1) or returning 0 for nil, as `LuaFieldSource.pushField`. `context` is
     /// not retained: it must outlive this interpreter's use of it.
-    public typealias FieldCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32) -> Int32
+    package typealias FieldCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32) -> Int32
 
-    public func setFieldCallback(_ callback: FieldCallback, context: UnsafeMutableRawPointer) {
+    package func setFieldCallback(_ callback: FieldCallback, context: UnsafeMutableRawPointer) {
         hush_sandbox_set_field_callback(sandbox, callback, context)
     }
 
@@ -114,7 +114,7 @@ public final class LuaState {
 
     /// Compiles a text chunk (bytecode is refused) and leaves the function on the stack. The chunk
     /// name is a file name; one starting with "=" or "@" is passed to Lua as it is.
-    public func load(_ text: String, chunkName: String) throws(LuaError) {
+    package func load(_ text: String, chunkName: String) throws(LuaError) {
         var text = text
         let name = chunkName.hasPrefix("=") || chunkName.hasPrefix("@") ? chunkName : "@" + chunkName
         if name.utf8.count >= Self.chunkIDSize, !longChunkNames.contains(chunkName) { longChunkNames.append(chunkName) }
@@ -130,13 +130,13 @@ public final class LuaState {
     }
 
     /// Opens a budget window: every `call` until `endBudget` shares one instruction budget.
-    public func beginBudget() { hush_budget_begin(sandbox) }
-    public func endBudget() { hush_budget_end(sandbox) }
-    public var budgetExhausted: Bool { hush_budget_exhausted(sandbox) != 0 }
+    package func beginBudget() { hush_budget_begin(sandbox) }
+    package func endBudget() { hush_budget_end(sandbox) }
+    package var budgetExhausted: Bool { hush_budget_exhausted(sandbox) != 0 }
 
     /// Calls the function under `nargs` arguments in protected mode. On error the stack is back
     /// where it was without the function and its arguments.
-    public func call(arguments nargs: Int32, results nresults: Int32) throws(LuaError) {
+    package func call(arguments nargs: Int32, results nresults: Int32) throws(LuaError) {
         let code = hush_pcall(sandbox, nargs, nresults)
         if Int(code) != HUSH_OK {
             let message = popString()
@@ -156,7 +156,7 @@ public final class LuaState {
     /// one's index (its result on the stack, or its error, the stack then as it was) and whether
     /// the budget was already exhausted before it ran (then it failed at once, as `call` does);
     /// returns `references.count` when every one returned nil.
-    public func callUntilResult(_ references: [Int32], from first: Int, arguments a: Int32, _ b: Int32)
+    package func callUntilResult(_ references: [Int32], from first: Int, arguments a: Int32, _ b: Int32)
         -> (index: Int, error: LuaError?, exhaustedBefore: Bool) {
         var exhausted: Int32 = 0
         var status: Int32 = 0
@@ -174,46 +174,46 @@ public final class LuaState {
     }
 
     /// Makes `callUntilResult` return after the function running now (from a host function).
-    public func requestStop() { hush_request_stop(sandbox) }
+    package func requestStop() { hush_request_stop(sandbox) }
 
     // MARK: lazy tables
 
     /// What serves lazy tables (see `hush_push_lazy` in LuaSandbox.h): `(node, L, op, depth, a, b)`.
-    public typealias LazyTableCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, Int32, Int32, Int32) -> Int32
+    package typealias LazyTableCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, Int32, Int32, Int32) -> Int32
 
-    public func setLazyTableCallback(_ callback: LazyTableCallback) { hush_sandbox_set_lazy_callback(sandbox, callback) }
+    package func setLazyTableCallback(_ callback: LazyTableCallback) { hush_sandbox_set_lazy_callback(sandbox, callback) }
 
     /// Pushes a lazy table standing for `node` (retained by the caller for the table: the callback
     /// gets `HUSH_LAZY_RELEASE` once the table no longer needs it). From a host function only.
-    public static func pushLazyTable(_ L: OpaquePointer, node: UnsafeMutableRawPointer, isArray: Bool, count: Int) {
+    package static func pushLazyTable(_ L: OpaquePointer, node: UnsafeMutableRawPointer, isArray: Bool, count: Int) {
         hush_push_lazy(L, node, isArray ? 1 : 0, Int32(clamping: count))
     }
 
     /// What `account` counts memory against: this interpreter's cap.
-    public var memoryAccount: OpaquePointer { sandbox }
+    package var memoryAccount: OpaquePointer { sandbox }
 
     /// Counts host memory that Lua values keep alive (a lazy table's node) against the memory cap of
     /// `account` as if Lua held it, or gives it back (negative `bytes`).
-    public static func account(_ account: OpaquePointer, bytes: Int) { hush_sandbox_account(account, bytes) }
+    package static func account(_ account: OpaquePointer, bytes: Int) { hush_sandbox_account(account, bytes) }
 
     /// Of `memoryInUse`, what `account` counts now.
-    public var accountedMemory: Int { Int(hush_sandbox_external_bytes(sandbox)) }
+    package var accountedMemory: Int { Int(hush_sandbox_external_bytes(sandbox)) }
 
     /// How many garbage collections have finished.
-    public var collections: Int { Int(hush_sandbox_gc_cycles(sandbox)) }
+    package var collections: Int { Int(hush_sandbox_gc_cycles(sandbox)) }
 
-    public static let lazyGet: Int32 = Int32(HUSH_LAZY_GET)
-    public static let lazyFill: Int32 = Int32(HUSH_LAZY_FILL)
-    public static let lazyRelease: Int32 = Int32(HUSH_LAZY_RELEASE)
+    package static let lazyGet: Int32 = Int32(HUSH_LAZY_GET)
+    package static let lazyFill: Int32 = Int32(HUSH_LAZY_FILL)
+    package static let lazyRelease: Int32 = Int32(HUSH_LAZY_RELEASE)
 
     /// Makes the value at `index`, if it is a lazy table, the plain table it stands for.
-    public func settleLazyTable(at index: Int32) { hush_lazy_settle(L, index) }
+    package func settleLazyTable(at index: Int32) { hush_lazy_settle(L, index) }
 
     /// Forgets the cached fields of the view at `index` (see `pushView`).
-    public func resetView(at index: Int32) { hush_view_reset(L, index) }
+    package func resetView(at index: Int32) { hush_view_reset(L, index) }
 
     /// Forgets one cached field of the view at `index`.
-    public func forgetViewField(at index: Int32, field: Int32) { hush_view_forget(L, index, field) }
+    package func forgetViewField(at index: Int32, field: Int32) { hush_view_forget(L, index, field) }
 
     /// Lua shortens chunk names in messages to LUA_IDSIZE bytes ("...end/of/the/path.lua"); the
     /// long names loaded so far let an error name its file in full again.
@@ -231,7 +231,7 @@ public final class LuaState {
     }
 
     /// Loads and runs a chunk inside its own budget window (using `limits.forLoading`).
-    public func run(_ text: String, chunkName: String) throws(LuaError) {
+    package func run(_ text: String, chunkName: String) throws(LuaError) {
         try load(text, chunkName: chunkName)
         let saved = limits
         hush_sandbox_set_limits(sandbox, saved.forLoading.cValue)
@@ -245,14 +245,14 @@ public final class LuaState {
 
     // MARK: stack helpers (none of these raise)
 
-    public var top: Int32 {
+    package var top: Int32 {
         get { lua_gettop(L) }
         set { lua_settop(L, newValue) }
     }
 
-    public func pop(_ n: Int32 = 1) { lua_settop(L, -n - 1) }
+    package func pop(_ n: Int32 = 1) { lua_settop(L, -n - 1) }
 
-    public func string(at index: Int32) -> String? {
+    package func string(at index: Int32) -> String? {
         guard lua_type(L, index) == LUA_TSTRING else { return nil }
         var length = 0
         guard let chars = lua_tolstring(L, index, &length) else { return nil }
@@ -262,11 +262,11 @@ public final class LuaState {
     }
 
     /// The longest print() line passed to `printHandler`, in bytes; the rest is cut.
-    public static let maxPrintBytes = 4096
+    package static let maxPrintBytes = 4096
 
     /// Like `string(at:)`, copying at most `maxBytes` bytes of a longer string (a sequence cut in
     /// the middle reads as U+FFFD).
-    public func string(at index: Int32, maxBytes: Int) -> String? {
+    package func string(at index: Int32, maxBytes: Int) -> String? {
         guard lua_type(L, index) == LUA_TSTRING else { return nil }
         var length = 0
         guard let chars = lua_tolstring(L, index, &length) else { return nil }
@@ -282,21 +282,21 @@ public final class LuaState {
         return text
     }
 
-    public func push(_ string: String) {
+    package func push(_ string: String) {
         var string = string
         string.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
         }
     }
 
-    public func push(_ value: Int) { lua_pushinteger(L, lua_Integer(value)) }
-    public func push(_ value: Double) { lua_pushnumber(L, value) }
-    public func push(_ value: Bool) { lua_pushboolean(L, value ? 1 : 0) }
-    public func pushNil() { lua_pushnil(L) }
+    package func push(_ value: Int) { lua_pushinteger(L, lua_Integer(value)) }
+    package func push(_ value: Double) { lua_pushnumber(L, value) }
+    package func push(_ value: Bool) { lua_pushboolean(L, value ? 1 : 0) }
+    package func pushNil() { lua_pushnil(L) }
 
     /// Pushes a value copied from Swift (tables become fresh tables). Entries whose key Lua
     /// cannot hold (nil, NaN, `.other`) are left out.
-    public func push(_ value: LuaValue) {
+    package func push(_ value: LuaValue) {
         if case .table = value, lua_checkstack(L, 3) == 0 {
             lua_pushnil(L) // the parent made room for this value, not for a table's key and value
             return
@@ -327,31 +327,31 @@ public final class LuaState {
         }
     }
 
-    public func getGlobal(_ name: String) { _ = lua_getglobal(L, name) }
-    public func setGlobal(_ name: String) { lua_setglobal(L, name) }
+    package func getGlobal(_ name: String) { _ = lua_getglobal(L, name) }
+    package func setGlobal(_ name: String) { lua_setglobal(L, name) }
 
     /// Keeps the value on top in the registry (popping it) and returns its reference.
-    public func reference() -> Int32 { luaL_ref(L, clua_registryindex()) }
-    public func pushReference(_ reference: Int32) { _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference)) }
-    public func release(_ reference: Int32) { luaL_unref(L, clua_registryindex(), reference) }
+    package func reference() -> Int32 { luaL_ref(L, clua_registryindex()) }
+    package func pushReference(_ reference: Int32) { _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference)) }
+    package func release(_ reference: Int32) { luaL_unref(L, clua_registryindex(), reference) }
 
     /// Pushes a C function returning the `source, line` of the Lua code `level` calls up (see
     /// `hush_callsite`); a prelude keeps it as an upvalue, so policies never see the debug library.
-    public func pushCallsiteFunction() { lua_pushcclosure(L, hush_callsite, 0) }
+    package func pushCallsiteFunction() { lua_pushcclosure(L, hush_callsite, 0) }
 
     /// A read-only view whose fields come from the host functions `baseID + field id`; a field
     /// read once is cached (unless nil) until `resetView` or `forgetViewField`.
-    public func pushView(fieldMap index: Int32, baseID: Int32, name: String) {
+    package func pushView(fieldMap index: Int32, baseID: Int32, name: String) {
         hush_push_view(L, index, baseID, name)
     }
 
     /// The `.other` a table too large to copy becomes (see `value(at:depth:budget:)`).
-    public static let tooLarge = LuaValue.other("table (too large)")
+    package static let tooLarge = LuaValue.other("table (too large)")
 
     /// Copies the value at `index` into Swift with raw reads. Tables deeper than `depth` or seen
     /// twice (cycles) become `.other("table")`; functions are kept as registry references. At most
     /// `maxValues` values are copied: past that the whole value is `LuaState.tooLarge`.
-    public func value(at index: Int32, depth: Int = 16, maxValues: Int = 100_000) -> LuaValue {
+    package func value(at index: Int32, depth: Int = 16, maxValues: Int = 100_000) -> LuaValue {
         var budget = maxValues
         return value(at: index, depth: depth, budget: &budget)
     }
@@ -360,7 +360,7 @@ public final class LuaState {
     /// can share. When it runs out the table being read, and every table holding it, is
     /// `LuaState.tooLarge`: a small table can reach exponentially many values through shared
     /// subtables, and copying a table is never partial.
-    public func value(at index: Int32, depth: Int = 16, budget: inout Int) -> LuaValue {
+    package func value(at index: Int32, depth: Int = 16, budget: inout Int) -> LuaValue {
         var seen: Set<UnsafeRawPointer> = []
         return value(at: lua_absindex(L, index), depth: depth, seen: &seen, budget: &budget)
     }
@@ -443,7 +443,7 @@ private let luaStateCallback: hush_host_callback = { context, L, functionID in
 
 /// Serves the fields reserved with `LuaState.reserveFields`: pushes one value (and returns 1) or
 /// returns 0 for nil. Runs inside a Lua call: never call a raising Lua API.
-public protocol LuaFieldSource: AnyObject {
+package protocol LuaFieldSource: AnyObject {
     func pushField(_ L: OpaquePointer, id: Int32) -> Int32
 }
 

@@ -1,6 +1,6 @@
 /// A Lua value copied into Swift. Tables are snapshots (raw reads, no metamethods run), so reading
 /// one can never call back into policy code.
-public enum LuaValue: Sendable, Hashable {
+package enum LuaValue: Sendable, Hashable {
     case `nil`
     case boolean(Bool)
     case integer(Int64)
@@ -13,7 +13,7 @@ public enum LuaValue: Sendable, Hashable {
     case other(String)
 
     /// The name Lua's `type()` gives.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .nil: "nil"
         case .boolean: "boolean"
@@ -25,12 +25,12 @@ public enum LuaValue: Sendable, Hashable {
         }
     }
 
-    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
-    public var boolValue: Bool? { if case .boolean(let b) = self { b } else { nil } }
-    public var tableValue: LuaTable? { if case .table(let t) = self { t } else { nil } }
-    public var isNil: Bool { if case .nil = self { true } else { false } }
+    package var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    package var boolValue: Bool? { if case .boolean(let b) = self { b } else { nil } }
+    package var tableValue: LuaTable? { if case .table(let t) = self { t } else { nil } }
+    package var isNil: Bool { if case .nil = self { true } else { false } }
 
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .integer(let i): Double(i)
         case .number(let d): d
@@ -39,7 +39,7 @@ public enum LuaValue: Sendable, Hashable {
     }
 
     /// Integers, and floats with an integral value.
-    public var intValue: Int? {
+    package var intValue: Int? {
         switch self {
         case .integer(let i): Int(exactly: i)
         case .number(let d): d.rounded() == d && abs(d) < 9e15 ? Int(d) : nil
@@ -49,39 +49,39 @@ public enum LuaValue: Sendable, Hashable {
 }
 
 /// A reference to a Lua function held in the registry of the interpreter that made it.
-public struct LuaFunctionRef: Sendable, Hashable {
-    public let reference: Int32
-    public let source: String?
-    public let line: Int?
+package struct LuaFunctionRef: Sendable, Hashable {
+    package let reference: Int32
+    package let source: String?
+    package let line: Int?
 }
 
-public struct LuaTableEntry: Sendable, Hashable {
-    public var key: LuaValue
-    public var value: LuaValue
+package struct LuaTableEntry: Sendable, Hashable {
+    package var key: LuaValue
+    package var value: LuaValue
 
-    public init(key: LuaValue, value: LuaValue) {
+    package init(key: LuaValue, value: LuaValue) {
         self.key = key
         self.value = value
     }
 }
 
 /// A table snapshot: `array` holds keys 1...n, `entries` every other key in traversal order.
-public struct LuaTable: Sendable, Hashable {
-    public var array: [LuaValue] = []
-    public var entries: [LuaTableEntry] = []
+package struct LuaTable: Sendable, Hashable {
+    package var array: [LuaValue] = []
+    package var entries: [LuaTableEntry] = []
 
-    public init(array: [LuaValue] = [], entries: [LuaTableEntry] = []) {
+    package init(array: [LuaValue] = [], entries: [LuaTableEntry] = []) {
         self.array = array
         self.entries = entries
     }
 
-    public subscript(key: String) -> LuaValue? {
+    package subscript(key: String) -> LuaValue? {
         for entry in entries where entry.key == .string(key) { return entry.value }
         return nil
     }
 
     /// String keys in the order met.
-    public var stringKeys: [String] { entries.compactMap { $0.key.stringValue } }
+    package var stringKeys: [String] { entries.compactMap { $0.key.stringValue } }
 
-    public var isEmpty: Bool { array.isEmpty && entries.isEmpty }
+    package var isEmpty: Bool { array.isEmpty && entries.isEmpty }
 }

@@ -1,3 +1,4 @@
+import HushJSON
 import Foundation
 import Synchronization
 import XCTest
@@ -719,7 +720,7 @@ final class JSONTests: XCTestCase {
     let numbers: [Double] = [
       0, -0.0, 1, -1, 9, 10, -10, 99, 100, 0.1, -0.1, 0.5, 1.5e-7, 1e-7, 1e21, 1e22, 1e300, -1e300,
       123_456_789_012, -123_456_789_012, 9_007_199_254_740_992, -9_007_199_254_740_992, 9_007_199_254_740_994,
-      9_223_372_036_854_775_807, -9_223_372_036_854_775_808, 1.7976931348623157e308, .leastNonzeroMagnitude,
+      9_223_372_036_854_775_808, -9_223_372_036_854_775_808, 1.7976931348623157e308, .leastNonzeroMagnitude,
       .nan, .infinity, -.infinity, 1.2345678901234568e17, 4.35, 1234.5678,
     ]
     for d in numbers { check(.number(d), "\(d)") }

@@ -1,4 +1,5 @@
 @testable import HushCore
+import HushJSON
 import XCTest
 
 /// `JSONObject.subscript(plainKey:)`, the envelope decoder's lookup, must find exactly what the

@@ -1,3 +1,4 @@
+import HushState
 import HushCore
 import XCTest
 

@@ -1,3 +1,4 @@
+import HushJSON
 import Foundation
 import HushCore
 import HushPolicy

@@ -1,3 +1,5 @@
+import HushJSON
+import HushJSON
 import HushCore
 import HushPolicy
 import XCTest

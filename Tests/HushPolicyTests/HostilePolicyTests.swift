@@ -1,3 +1,4 @@
+import HushJSON
 import HushCore
 import HushPolicy
 import Lua

@@ -1,3 +1,4 @@
+import HushJSON
 import Foundation
 import GRDB
 import HushCore
@@ -136,7 +137,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         try DatabaseQueue(path: path).write { try $0.execute(sql: "PRAGMA user_version = 99") }
 
         XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
-            XCTAssertEqual(error as? SQLiteStateStore.Error,
+            XCTAssertEqual(storeError(error),
                            .newerSchema(path: path, found: 99, supported: SQLiteStateStore.schemaVersion))
             XCTAssertEqual("\(error)", "state file \(path) was written by a newer Hush (schema 99); this Hush knows up to 1")
         }
@@ -150,7 +151,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         _ = try SQLiteStateStore(path: path)
         try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v2'), ('v3')") }
         XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
-            XCTAssertEqual(error as? SQLiteStateStore.Error, .newerSchema(path: path, found: 3, supported: 1))
+            XCTAssertEqual(storeError(error), .newerSchema(path: path, found: 3, supported: 1))
         }
     }
 
@@ -162,7 +163,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
             let data = Data(bytes)
             try data.write(to: URL(fileURLWithPath: path))
             XCTAssertThrowsError(try SQLiteStateStore(path: path), name) { error in
-                guard case .notAStateFile(let errorPath, _)? = error as? SQLiteStateStore.Error else {
+                guard case .notAStateFile(let errorPath, _)? = storeError(error) else {
                     return XCTFail("\(name): \(error)")
                 }
                 XCTAssertEqual(errorPath, path)
@@ -197,7 +198,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
 
     func testDirectoryAndBadRetentionAreRefused() throws {
         XCTAssertThrowsError(try SQLiteStateStore(path: directory.url.path)) { error in
-            XCTAssertEqual(error as? SQLiteStateStore.Error, .cannotOpen(path: directory.url.path, reason: "it is a directory"))
+            XCTAssertEqual(storeError(error), .cannotOpen(path: directory.url.path, reason: "it is a directory"))
         }
         for days in [0, -1, Double.nan] {
             XCTAssertThrowsError(try SQLiteStateStore(path: directory.path("s.sqlite"), retentionDays: days))
@@ -260,4 +261,9 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         XCTAssertEqual(try store.calls(user: "u", since: 0).map(\.caller), people)
         XCTAssertEqual(try store.interactions(user: "u", since: 0).first?.people, people)
     }
+}
+
+/// The store's own error inside the `HushError` its public initializer throws.
+func storeError(_ error: any Error) -> SQLiteStateStore.Error? {
+    (error as? HushError)?.cause as? SQLiteStateStore.Error
 }

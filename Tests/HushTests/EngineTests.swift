@@ -1,3 +1,6 @@
+import HushPolicy
+import HushCore
+import HushJSON
 import Hush
 import XCTest
 

@@ -42,11 +42,11 @@ struct HushBenchmark: ParsableCommand {
     var stream: String
 
     func run() throws {
-        let sources = try PolicyFiles.sources(paths: [policy])
+        let policyText = try String(decoding: BenchInput.read(policy), as: UTF8.self)
         let context = try BenchInput.context(path: context)
         let bytes = try BenchInput.read(stream)
         if profile {
-            let engine = try Engine(sources: sources)
+            let engine = try Engine(policy: policyText, name: policy)
             let envelopes = try BenchInput.envelopes(of: bytes, named: stream, session: engine.makeSession())
             let run = try Runs.evaluate(engine: engine, envelopes: envelopes, context: context, shiftWeeks: 0)
             print(String(format: "%d decisions: %.0f decisions/s (CPU)", run.count, run.cpuRate))
@@ -61,7 +61,7 @@ struct HushBenchmark: ParsableCommand {
         var engine: Engine!
         for _ in 0..<25 {
             let t0 = Stopwatch.wall()
-            engine = try Engine(sources: sources)
+            engine = try Engine(policy: policyText, name: policy)
             let t1 = Stopwatch.wall()
             _ = try engine.makeSession()
             let t2 = Stopwatch.wall()

@@ -35,13 +35,13 @@ enum Runs {
         return Run(count: envelopes.count, wall: w1 - w0, cpu: c1 - c0)
     }
 
-    /// Reading alone: every line of `stream` parsed and decoded (`Session.envelope(fromLine:number:)`).
+    /// Reading alone: every line of `stream` parsed and decoded (`Session.envelope(fromJSON:line:)`).
     static func decoding(engine: Engine, stream: [UInt8]) throws -> Run {
         let session = try engine.makeSession()
         var count = 0
         let w0 = Stopwatch.wall(), c0 = Stopwatch.threadCPU()
-        try LineStream(bytes: stream).forEachLine { line, number in
-            _ = try session.envelope(fromLine: line, number: number)
+        try BenchInput.forEachLine(of: stream) { line, number in
+            _ = try session.envelope(fromJSON: line, line: number)
             count += 1
         }
         let w1 = Stopwatch.wall(), c1 = Stopwatch.threadCPU()
@@ -84,7 +84,7 @@ enum Runs {
         // Each thread's lines, as JSON Lines of their own.
         var parts = [[UInt8]](repeating: [], count: threads)
         var index = 0
-        try LineStream(bytes: stream).forEachLine { line, _ in
+        BenchInput.forEachLine(of: stream) { line, _ in
             let user = envelopes[index].user
             index += 1
             let thread: Int
@@ -103,8 +103,8 @@ enum Runs {
                 defer { group.leave() }
                 var part: [Envelope] = []
                 if let session = try? engine.makeSession() {
-                    try? LineStream(bytes: lines).forEachLine { line, number in
-                        if let envelope = try? session.envelope(fromLine: line, number: number) { part.append(envelope) }
+                    BenchInput.forEachLine(of: lines) { line, number in
+                        if let envelope = try? session.envelope(fromJSON: line, line: number) { part.append(envelope) }
                     }
                 }
                 ready.signal()

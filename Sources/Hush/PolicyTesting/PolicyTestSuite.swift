@@ -1,51 +1,53 @@
+import HushState
+package import HushJSON
 import Foundation
-import HushCore
-import HushPolicy
+package import HushCore
+package import HushPolicy
 import Lua
 
 /// Policy tests written in Lua beside the policy (`policies/work_test.lua` tests `policies/work.lua`),
 /// in the spirit of `opa test`: each `test(name, { context, before, notification, expect })` decides a
 /// notification with a fresh in-memory state and compares the decision fields it lists.
-public struct PolicyTestSuite: Sendable {
-    public struct TestCase: Sendable {
-        public var name: String
-        public var file: String
-        public var line: Int
+package struct PolicyTestSuite: Sendable {
+    package struct TestCase: Sendable {
+        package var name: String
+        package var file: String
+        package var line: Int
         /// The test table as JSON (`null` sentinel already turned into JSON null).
-        public var spec: JSONObject
+        package var spec: JSONObject
         /// What is wrong with the test itself, found before it runs: such a test fails without
         /// running, and the others still run.
-        public var problems: [String]
+        package var problems: [String]
     }
 
-    public struct Failure: Sendable, CustomStringConvertible {
-        public var file: String
-        public var line: Int
-        public var test: String
-        public var messages: [String]
+    package struct Failure: Sendable, CustomStringConvertible {
+        package var file: String
+        package var line: Int
+        package var test: String
+        package var messages: [String]
 
-        public var description: String {
+        package var description: String {
             "\(file):\(line): FAIL \"\(test)\"\n" + messages.map { "    " + $0 }.joined(separator: "\n")
         }
     }
 
-    public struct Result: Sendable {
-        public var passed = 0
-        public var failures: [Failure] = []
-        public var failed: Int { failures.count }
+    package struct Result: Sendable {
+        package var passed = 0
+        package var failures: [Failure] = []
+        package var failed: Int { failures.count }
         /// `N passed, N failed`
-        public var summaryLine: String { "\(passed) passed, \(failed) failed" }
+        package var summaryLine: String { "\(passed) passed, \(failed) failed" }
     }
 
-    public let testFile: String
-    public let policyPaths: [String]
-    public let cases: [TestCase]
+    package let testFile: String
+    package let policyPaths: [String]
+    package let cases: [TestCase]
     /// An error outside any test that stopped the file part way; the tests declared before it
     /// still run.
-    public let stopped: PolicyProblem?
+    package let stopped: PolicyProblem?
 
     /// Test files under the paths: files as given, directories searched for `*_test.lua`.
-    public static func testFiles(in paths: [String]) -> [String] {
+    package static func testFiles(in paths: [String]) -> [String] {
         var out: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -66,7 +68,7 @@ public struct PolicyTestSuite: Sendable {
 
     /// Loads a test file in its own sandbox. Its policy is the file of the same name without
     /// `_test`, unless the file says `policy "other.lua"` (paths relative to the test file).
-    public init(testFile: String) throws(PolicyLoadError) {
+    package init(testFile: String) throws(PolicyLoadError) {
         self.testFile = testFile
         guard let data = FileManager.default.contents(atPath: testFile), let text = String(data: data, encoding: .utf8) else {
             throw PolicyLoadError(problems: [PolicyProblem(file: testFile, line: 0, message: "cannot be read")])
@@ -145,10 +147,10 @@ public struct PolicyTestSuite: Sendable {
 
     /// The decision's fields in the order it prints them (docs/reference.md, "Decision"), and the fields of the ones that
     /// are objects. `expect` may list only these; failures name them in this order.
-    public static let decisionFields = ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough",
+    package static let decisionFields = ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough",
                                         "alert", "badge", "announcement", "group", "placeholder", "summary_at", "replaces",
                                         "reasons", "rules", "errors", "trace"]
-    public static let objectFields = [
+    package static let objectFields = [
         "alert": ["sound", "sound_name", "volume", "vibrate", "wake_screen", "banner", "lock_screen", "bypass_ringer"],
         "group": ["id", "count", "summary"],
     ]
@@ -208,7 +210,7 @@ public struct PolicyTestSuite: Sendable {
     }
 
     /// Everything wrong with `test` before it runs, the focus its context names included.
-    public func problems(of test: TestCase, policy: Policy) -> [String] {
+    package func problems(of test: TestCase, policy: Policy) -> [String] {
         var out = test.problems
         if let json = test.spec["context"], let context = try? EvaluationContext.decode(json) {
             do { try context.checkFocus(declaredBy: policy) } catch { out.append(Self.describe(error, in: "context")) }
@@ -274,7 +276,7 @@ return recorded
     // MARK: running
 
     /// Runs every test with a fresh state; `engine` is the policy under test.
-    public func run(engine: Engine) -> Result {
+    package func run(engine: Engine) -> Result {
         var result = Result()
         for test in cases {
             let problems = problems(of: test, policy: engine.policy)

@@ -1,5 +1,7 @@
+package import HushJSON
 /// The device's state at evaluation time (docs/reference.md, "Context"). Every field is optional in the input.
 public struct EvaluationContext: Sendable, Hashable {
+    /// Which focus is on, as the device says.
     public enum FocusSelection: Sendable, Hashable {
         /// The policy's schedules (and a focus turned on by hand in state) decide.
         case automatic
@@ -9,18 +11,37 @@ public struct EvaluationContext: Sendable, Hashable {
         case on(String)
     }
 
-    public enum Ringer: String, Sendable, Hashable { case ring, silent }
-    public enum Audio: String, Sendable, Hashable { case none, headphones, carplay }
+    /// The ring/silent switch: a silent ringer mutes sounds, except critical alerts.
+    public enum Ringer: String, Sendable, Hashable {
+        /// Sounds play.
+        case ring
+        /// Sounds are muted, except critical alerts.
+        case silent
+    }
+    /// Where audio goes: Siri announces only to headphones or CarPlay.
+    public enum Audio: String, Sendable, Hashable {
+        /// The speaker: Siri does not announce.
+        case none
+        /// Headphones: Siri may announce.
+        case headphones
+        /// CarPlay: Siri may announce.
+        case carplay
+    }
 
     /// UNIX seconds; nil: the notification's date, else the clock.
     public var now: Double?
     /// IANA name; nil: the policy's, else the machine's.
     public var timezone: String?
+    /// The focus as the device has it (default: the policy's schedules decide).
     public var focus: FocusSelection
+    /// Whether the device is locked (default true): banners show only unlocked, lock-screen alerts only locked.
     public var locked: Bool
+    /// The ring/silent switch (default ring).
     public var ringer: Ringer
+    /// Where audio goes (default none).
     public var audio: Audio
 
+    /// A context; every field has the default a locked phone with no focus set by hand has.
     public init(now: Double? = nil, timezone: String? = nil, focus: FocusSelection = .automatic, locked: Bool = true,
                 ringer: Ringer = .ring, audio: Audio = .none) {
         self.now = now
@@ -34,7 +55,7 @@ public struct EvaluationContext: Sendable, Hashable {
 
 extension EvaluationContext {
     /// Decodes a context object; unknown keys are refused so a typo does not pass silently.
-    public static func decode(_ json: JSONValue) throws(InputError) -> EvaluationContext {
+    package static func decode(_ json: JSONValue) throws(InputError) -> EvaluationContext {
         guard case .object(let object) = json else {
             throw InputError(field: nil, "a context must be a JSON object, got \(json.typeName)")
         }
@@ -88,7 +109,7 @@ extension EvaluationContext {
 extension EvaluationContext {
     /// A focus turned on by name must be one the policy declares: a misspelt name would otherwise
     /// turn on a focus with the defaults, which silences nearly everything.
-    public func checkFocus(declaredBy policy: Policy) throws(InputError) {
+    package func checkFocus(declaredBy policy: Policy) throws(InputError) {
         guard case .on(let name) = focus, let problem = policy.undeclaredFocusProblem(name) else { return }
         throw InputError(field: "focus", problem)
     }

@@ -1,6 +1,7 @@
+package import HushJSON
 extension Decision {
     /// The decision as one line of JSON, keys in the documented order (docs/reference.md, "Decision").
-    public func write(to w: inout JSONWriter) {
+    package func write(to w: inout JSONWriter) {
         w.raw("{\"id\":"); w.writeString(id)
         w.raw(",\"app\":"); w.writeString(app)
         w.raw(",\"user\":"); w.writeString(user)
@@ -57,6 +58,7 @@ extension Decision {
         w.raw("}")
     }
 
+    /// The decision as one line of JSON, exactly as `hush eval` prints it (docs/reference.md, "Decision").
     public var jsonString: String {
         var w = JSONWriter(capacity: 512)
         write(to: &w)

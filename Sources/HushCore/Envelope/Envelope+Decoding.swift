@@ -1,12 +1,13 @@
+package import HushJSON
 extension Envelope {
     /// Largest payload APNs accepts, in bytes.
-    public static let maximumPayloadBytes = 4096
-    public static let maximumVoIPPayloadBytes = 5120
-    public static let maximumCollapseIDBytes = 64
+    package static let maximumPayloadBytes = 4096
+    package static let maximumVoIPPayloadBytes = 5120
+    package static let maximumCollapseIDBytes = 64
 
     /// Decodes and validates one envelope. `fallbackID` names a notification that has neither an
     /// `id` nor an `apns-collapse-id`.
-    public static func decode(_ json: JSONValue, fallbackID: @autoclosure () -> String) throws(InputError) -> Envelope {
+    package static func decode(_ json: JSONValue, fallbackID: @autoclosure () -> String) throws(InputError) -> Envelope {
         guard case .object(let root) = json else {
             throw InputError(field: nil, "a notification must be a JSON object, got \(json.typeName)")
         }
@@ -344,7 +345,7 @@ extension Envelope {
     }
 
     /// A Person object, or a bare handle string.
-    public static func decodePerson(_ value: JSONValue, field: String) throws(InputError) -> Person {
+    package static func decodePerson(_ value: JSONValue, field: String) throws(InputError) -> Person {
         try decodePerson(value, at: .field(field))
     }
 

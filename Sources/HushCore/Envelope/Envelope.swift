@@ -1,18 +1,23 @@
+package import HushJSON
 /// One incoming notification: the APNs payload as an app server sent it, plus the little metadata
 /// Hush needs. Built by `Envelope.decode`, which validates everything the reference lists (docs/reference.md, "Input").
 public struct Envelope: Sendable, Hashable {
+    /// `aps.sound`: a name, or a critical sound with its volume.
     public struct Sound: Sendable, Hashable {
+        /// The sound file's name; nil for a critical sound without one.
         public var name: String?
+        /// Whether it is a critical sound (`critical: 1`).
         public var critical: Bool
         /// 0...1, for critical sounds.
         public var volume: Double?
     }
 
+    /// The sending app's bundle id.
     public var app: String
     /// The request identifier: `id`, else `apns-collapse-id`, else one Hush made.
     public var id: String
     /// True when Hush made the id up: such a notification never collapses with another.
-    public var idIsGenerated: Bool
+    package var idIsGenerated: Bool
     /// What it collapses by, and is kept in state under: `headers["apns-collapse-id"]` when
     /// present (on iOS it becomes the request's identifier), else `id`.
     public var collapseKey: String
@@ -21,32 +26,49 @@ public struct Envelope: Sendable, Hashable {
     public var withdraw: Bool
     /// Arrival time (UNIX seconds); nil when the envelope had none (the context's `now` is used).
     public var date: Double?
+    /// Whose device (default `"default"`): state, focus and summaries are kept per user.
     public var user: String
-    public var headers: JSONObject
-    public var payload: JSONObject
+    package var headers: JSONObject
+    package var payload: JSONObject
 
+    /// The `apns-push-type` header (`alert`, `background`, …).
     public var pushType: String?
+    /// The `apns-priority` header: 10 now, 5 when convenient, 1 in the background.
     public var priority: Int?
     /// UNIX seconds; 0 means "now or never".
     public var expiration: Double?
 
+    /// `aps.alert.title`.
     public var title: String?
+    /// `aps.alert.subtitle`.
     public var subtitle: String?
+    /// `aps.alert.body`.
     public var body: String?
+    /// `aps.alert.summary-arg`: who or what the summary line names.
     public var summaryArgument: String?
+    /// `aps.alert.summary-arg-count`: how many items it stands for (default 1).
     public var summaryArgumentCount: Int
+    /// `aps.badge`.
     public var badge: Int?
+    /// `aps.sound`: without one, an alert plays no sound.
     public var sound: Sound?
+    /// `aps.thread-id`: what it groups by.
     public var threadID: String?
+    /// `aps.category`: the policy's categories give it summary formats and placeholders.
     public var category: String?
+    /// `aps.content-available`: a background update.
     public var contentAvailable: Bool
+    /// `aps.mutable-content`.
     public var mutableContent: Bool
+    /// `aps.target-content-id`.
     public var targetContentID: String?
     /// `aps.interruption-level` as sent; nil when absent.
     public var interruptionLevel: InterruptionLevel?
+    /// `aps.relevance-score` (0…1): orders a summary.
     public var relevance: Double?
+    /// `aps.filter-criteria`: matched against a focus's filters.
     public var filterCriteria: String?
-    public var communication: Communication?
+    package var communication: Communication?
     /// Attachment types: image, audio, video, file.
     public var attachments: [String]
 
@@ -59,20 +81,20 @@ public struct Envelope: Sendable, Hashable {
     }
 
     /// Whether anything would be shown or heard: an alert, a sound or a badge.
-    public var hasVisibleContent: Bool {
+    package var hasVisibleContent: Bool {
         payload["aps"]?["alert"] != nil || sound != nil || badge != nil
     }
 
     /// Whether the notification has something to show or play: a title, subtitle or body, a
     /// sound, or a communication sender (a call or message from a person always shows who).
     /// Without any of these a push only updates the badge, if it has one.
-    public var hasSomethingToShow: Bool {
+    package var hasSomethingToShow: Bool {
         !(title ?? "").isEmpty || !(subtitle ?? "").isEmpty || !(body ?? "").isEmpty || sound != nil
             || communication?.sender != nil
     }
 
-    public var hasMedia: Bool { !attachments.isEmpty }
+    package var hasMedia: Bool { !attachments.isEmpty }
 
     /// A direct message or call from a person: these pass a scheduled summary.
-    public var isCommunicationFromSender: Bool { communication?.sender != nil }
+    package var isCommunicationFromSender: Bool { communication?.sender != nil }
 }

@@ -1,16 +1,17 @@
+import HushJSON
 /// Why an input line (a notification, a context, an interaction) was refused: the field and what
 /// is wrong with it, in words a person can act on.
-public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Dotted path of the offending field (`payload.aps.interruption-level`), or nil for the line.
-    public var field: String?
-    public var message: String
+    package var field: String?
+    package var message: String
 
-    public init(field: String?, _ message: String) {
+    package init(field: String?, _ message: String) {
         self.field = field
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         if let field { return "\(field): \(message)" }
         return message
     }

@@ -1,12 +1,12 @@
 /// Someone a communication notification or an interaction names.
-public struct Person: Sendable, Hashable {
-    public var handle: String?
-    public var name: String?
+package struct Person: Sendable, Hashable {
+    package var handle: String?
+    package var name: String?
     /// An address-book id, when the app knows it.
-    public var contact: String?
-    public var aliases: [String]
+    package var contact: String?
+    package var aliases: [String]
 
-    public init(handle: String? = nil, name: String? = nil, contact: String? = nil, aliases: [String] = []) {
+    package init(handle: String? = nil, name: String? = nil, contact: String? = nil, aliases: [String] = []) {
         self.handle = handle
         self.name = name
         self.contact = contact
@@ -14,25 +14,25 @@ public struct Person: Sendable, Hashable {
     }
 
     /// Every handle this person is reachable by.
-    public var handles: [String] { (handle.map { [$0] } ?? []) + aliases }
+    package var handles: [String] { (handle.map { [$0] } ?? []) + aliases }
 
     /// What to call this person in a sentence: the name, else the handle.
-    public var displayName: String { name ?? handle ?? contact ?? "Someone" }
+    package var displayName: String { name ?? handle ?? contact ?? "Someone" }
 }
 
 /// The SiriKit intent attached to a communication notification.
-public struct Communication: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable { case message, call }
+package struct Communication: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable { case message, call }
 
-    public var kind: Kind
-    public var sender: Person?
-    public var recipients: [Person]
+    package var kind: Kind
+    package var sender: Person?
+    package var recipients: [Person]
     /// The speakable group name, for group conversations.
-    public var group: String?
-    public var conversation: String?
-    public var service: String?
+    package var group: String?
+    package var conversation: String?
+    package var service: String?
 
-    public init(kind: Kind, sender: Person? = nil, recipients: [Person] = [], group: String? = nil,
+    package init(kind: Kind, sender: Person? = nil, recipients: [Person] = [], group: String? = nil,
                 conversation: String? = nil, service: String? = nil) {
         self.kind = kind
         self.sender = sender

@@ -2,8 +2,8 @@
 /// Built once per prepared policy: the contacts' handles are normalised and indexed by what
 /// matching handles share (`Handle.Bucket`), and the handles listed in focuses are normalised and
 /// widened by their contact's aliases ahead of time.
-public struct Directory: Sendable {
-    public let contacts: [Contact]
+package struct Directory: Sendable {
+    package let contacts: [Contact]
     private let contactHandles: [[Handle]]
     /// Contact indices, ascending, by the buckets of their handles.
     private let contactBuckets: [Handle.Bucket: [Int]]
@@ -11,7 +11,7 @@ public struct Directory: Sendable {
     private let listedHandles: [String: [Handle]]
 
     /// - Parameter listed: handles that will be looked up as lists (`person(_:isAmong:)`), to prepare.
-    public init(contacts: [Contact], listed: [String] = []) {
+    package init(contacts: [Contact], listed: [String] = []) {
         self.contacts = contacts
         let contactHandles = contacts.map { $0.handles.map(Handle.init) }
         self.contactHandles = contactHandles
@@ -28,14 +28,14 @@ public struct Directory: Sendable {
     }
 
     /// A person with their handles normalised and their contact found, once, for several questions.
-    public struct Resolved: Sendable {
-        public let person: Person
+    package struct Resolved: Sendable {
+        package let person: Person
         /// The person's own handles.
         let handles: [Handle]
-        public let contactIndex: Int?
+        package let contactIndex: Int?
     }
 
-    public func resolve(_ person: Person) -> Resolved {
+    package func resolve(_ person: Person) -> Resolved {
         // `person.handles`, normalised, without making the array of raw handles first.
         var handles: [Handle] = []
         handles.reserveCapacity((person.handle == nil ? 0 : 1) + person.aliases.count)
@@ -45,13 +45,13 @@ public struct Directory: Sendable {
     }
 
     /// The contact one of whose handles matches one of the person's.
-    public func contact(for person: Person) -> Contact? {
+    package func contact(for person: Person) -> Contact? {
         contactIndex(for: person.handles.map(Handle.init)).map { contacts[$0] }
     }
 
-    public func contact(for resolved: Resolved) -> Contact? { resolved.contactIndex.map { contacts[$0] } }
+    package func contact(for resolved: Resolved) -> Contact? { resolved.contactIndex.map { contacts[$0] } }
 
-    public func contact(forHandle handle: String) -> Contact? {
+    package func contact(forHandle handle: String) -> Contact? {
         contactIndex(for: [Handle(handle)]).map { contacts[$0] }
     }
 
@@ -77,7 +77,7 @@ public struct Directory: Sendable {
     }
 
     /// Every handle of the person, widened by their contact's aliases.
-    public func allHandles(of person: Person) -> [Handle] {
+    package func allHandles(of person: Person) -> [Handle] {
         allHandles(of: resolve(person))
     }
 
@@ -98,11 +98,11 @@ public struct Directory: Sendable {
     }
 
     /// Whether the person matches any of `listed` (handles, each widened by its contact's aliases).
-    public func person(_ person: Person, isAmong listed: [String]) -> Bool {
+    package func person(_ person: Person, isAmong listed: [String]) -> Bool {
         self.person(resolve(person), isAmong: listed)
     }
 
-    public func person(_ resolved: Resolved, isAmong listed: [String]) -> Bool {
+    package func person(_ resolved: Resolved, isAmong listed: [String]) -> Bool {
         guard !listed.isEmpty else { return false }
         let mine = allHandles(of: resolved)
         guard !mine.isEmpty else { return false }
@@ -115,9 +115,9 @@ public struct Directory: Sendable {
 
     /// A list of people (a focus's `people`) prepared, once per policy, for asking of many senders
     /// whether they are among it: `person(_:isIn:)` answers as `person(_:isAmong: entries)`.
-    public struct PeopleList: Sendable {
+    package struct PeopleList: Sendable {
         /// The entries the list was prepared from.
-        public let entries: [String]
+        package let entries: [String]
         /// Per contact (by index): whether one of the contact's handles matches a listed handle,
         /// entries widened by their contact's aliases (always so for a contact the list names).
         let contactListed: [Bool]
@@ -126,7 +126,7 @@ public struct Directory: Sendable {
         let handles: [Handle.Bucket: [Handle]]
     }
 
-    public func peopleList(_ entries: [String]) -> PeopleList {
+    package func peopleList(_ entries: [String]) -> PeopleList {
         var listed: [Handle] = []
         var seen: Set<Handle> = []
         for entry in entries {
@@ -142,7 +142,7 @@ public struct Directory: Sendable {
     }
 
     /// Whether the person is among the list: the same answer as `person(_:isAmong: list.entries)`.
-    public func person(_ resolved: Resolved, isIn list: PeopleList) -> Bool {
+    package func person(_ resolved: Resolved, isIn list: PeopleList) -> Bool {
         if let index = resolved.contactIndex, list.contactListed[index] { return true }
         guard !list.handles.isEmpty else { return false }
         for m in resolved.handles {
@@ -152,26 +152,26 @@ public struct Directory: Sendable {
     }
 
     /// Same person: any handle in common, allowing for contacts' aliases.
-    public func samePerson(_ a: Person, _ b: Person) -> Bool {
+    package func samePerson(_ a: Person, _ b: Person) -> Bool {
         samePerson(resolve(a), resolve(b))
     }
 
-    public func samePerson(_ a: Resolved, _ b: Resolved) -> Bool {
+    package func samePerson(_ a: Resolved, _ b: Resolved) -> Bool {
         let ha = allHandles(of: a)
         let hb = allHandles(of: b)
         return ha.contains { x in hb.contains { x.matches($0) } }
     }
 
-    public func isFavorite(_ person: Person) -> Bool { contact(for: person)?.favorite ?? false }
+    package func isFavorite(_ person: Person) -> Bool { contact(for: person)?.favorite ?? false }
 
-    public func isFavorite(_ resolved: Resolved) -> Bool { resolved.contactIndex.map { contacts[$0].favorite } ?? false }
+    package func isFavorite(_ resolved: Resolved) -> Bool { resolved.contactIndex.map { contacts[$0].favorite } ?? false }
 
     /// The name a person goes by: the policy's contact name, else their own, else the handle.
-    public func displayName(of person: Person) -> String {
+    package func displayName(of person: Person) -> String {
         person.name ?? contact(for: person)?.name ?? person.handle ?? "Someone"
     }
 
-    public func displayName(of resolved: Resolved) -> String {
+    package func displayName(of resolved: Resolved) -> String {
         resolved.person.name ?? contact(for: resolved)?.name ?? resolved.person.handle ?? "Someone"
     }
 }

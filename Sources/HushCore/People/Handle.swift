@@ -1,13 +1,13 @@
 /// A handle normalised for comparison: e-mail case-insensitively, phone numbers by their digits
 /// (a leading country code may be missing on one side), anything else exactly but case-insensitively.
-public struct Handle: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable { case email, phone, other }
+package struct Handle: Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: Sendable, Hashable { case email, phone, other }
 
-    public let kind: Kind
+    package let kind: Kind
     /// Lower-cased e-mail or opaque id; digits for a phone number.
-    public let key: String
+    package let key: String
 
-    public init(_ raw: String) {
+    package init(_ raw: String) {
         if let ascii = Handle(ascii: raw) {
             self = ascii
             return
@@ -117,7 +117,7 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
         return Handle(kind: .phone, key: digits)
     }
 
-    public var description: String { key }
+    package var description: String { key }
 
     /// What two matching handles certainly share: their kind and key, or, for phone numbers of
     /// 7 digits or more, their last 7 digits (a missing country code or trunk 0 is at the front).
@@ -133,7 +133,7 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
 
     /// Same person's handle: equal keys, or phone numbers equal once a 1–3 digit country code
     /// missing on one side is allowed for (the shorter side needs at least 7 digits).
-    public func matches(_ other: Handle) -> Bool {
+    package func matches(_ other: Handle) -> Bool {
         guard kind == other.kind else { return false }
         if key == other.key { return true }
         guard kind == .phone else { return false }

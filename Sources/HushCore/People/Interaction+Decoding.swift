@@ -1,7 +1,8 @@
+package import HushJSON
 extension Interaction {
     /// Decodes a donated interaction (docs/reference.md, "People and suggestions"): `date`, `direction`, `kind`, `app`, `people`, `group`,
     /// and optionally `user` (default "default").
-    public static func decode(_ json: JSONValue) throws(InputError) -> Interaction {
+    package static func decode(_ json: JSONValue) throws(InputError) -> Interaction {
         guard case .object(let o) = json else {
             throw InputError(field: nil, "an interaction must be a JSON object, got \(json.typeName)")
         }

@@ -2,25 +2,25 @@ import Foundation
 
 /// Contact suggestions from donated interactions (docs/reference.md, "People and suggestions"): who you reach out to, recently and
 /// often. Only outgoing interactions teach; people who only ever contact you are never suggested.
-public enum Suggestions {
-    public static let windowDays = 90.0
-    public static let windowSeconds = windowDays * 86400
-    public static let halfLifeDays = 14.0
-    public static let minimumInteractions = 2
+package enum Suggestions {
+    package static let windowDays = 90.0
+    package static let windowSeconds = windowDays * 86400
+    package static let halfLifeDays = 14.0
+    package static let minimumInteractions = 2
 
-    public struct Suggestion: Sendable, Hashable {
-        public var person: Person
-        public var score: Double
-        public var messages: Int
-        public var calls: Int
+    package struct Suggestion: Sendable, Hashable {
+        package var person: Person
+        package var score: Double
+        package var messages: Int
+        package var calls: Int
         /// UNIX seconds of the latest outgoing interaction.
-        public var last: Double
-        public var why: String
+        package var last: Double
+        package var why: String
     }
 
     /// Everyone worth suggesting, best first. With a scheduled focus, interactions inside its hours
     /// count double; with `excludeAllowed`, people the focus already allows are left out.
-    public static func rank(interactions: [Interaction], now: Double, focus: FocusSettings?, clock: ZoneClock,
+    package static func rank(interactions: [Interaction], now: Double, focus: FocusSettings?, clock: ZoneClock,
                             directory: Directory, excludeAllowed: Bool = true) -> [Suggestion] {
         struct Tally {
             var person: Person

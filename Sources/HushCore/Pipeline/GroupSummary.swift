@@ -1,6 +1,6 @@
 /// The line under a group that speaks of its *other* notifications (docs/reference.md, "Grouping and the summary line").
-public enum GroupSummary {
-    public static func line(others: [StoredNotification], categories: [String: CategorySettings],
+package enum GroupSummary {
+    package static func line(others: [StoredNotification], categories: [String: CategorySettings],
                             previewsHidden: Bool = false) -> String? {
         line(GroupDigest(members: others), categories: categories, previewsHidden: previewsHidden)
     }
@@ -8,7 +8,7 @@ public enum GroupSummary {
     /// The line for a group whose other notifications are summed up in `digest`. Categories with
     /// the same format (those with none share the default) make one piece; with previews hidden
     /// the line names nobody (a format with `%@` gives way to the default count form).
-    public static func line(_ digest: GroupDigest, categories: [String: CategorySettings],
+    package static func line(_ digest: GroupDigest, categories: [String: CategorySettings],
                             previewsHidden: Bool = false) -> String? {
         guard !digest.pieces.isEmpty else { return nil }
         var pieces: [(format: PluralFormat, count: Int, arguments: [String])] = []
@@ -42,7 +42,7 @@ public enum GroupSummary {
     }
 
     /// "A", "A and B", "A, B and C".
-    public static func joinList(_ items: [String]) -> String {
+    package static func joinList(_ items: [String]) -> String {
         switch items.count {
         case 0: return ""
         case 1: return items[0]
@@ -67,24 +67,24 @@ public enum GroupSummary {
 /// of first appearance, the sum of their `summary-arg-count`s and their `summary-arg`s,
 /// de-duplicated in order of first appearance. Built by adding notifications oldest first, so a
 /// store can keep one up to date as notifications join a group instead of re-reading the group.
-public struct GroupDigest: Sendable, Hashable {
-    public struct Piece: Sendable, Hashable {
-        public var category: String?
-        public var count: Int
-        public var arguments: [String]
+package struct GroupDigest: Sendable, Hashable {
+    package struct Piece: Sendable, Hashable {
+        package var category: String?
+        package var count: Int
+        package var arguments: [String]
     }
 
-    public private(set) var pieces: [Piece] = []
+    package private(set) var pieces: [Piece] = []
     /// How many notifications were added.
-    public private(set) var memberCount = 0
+    package private(set) var memberCount = 0
 
-    public init() {}
+    package init() {}
 
-    public init(members: some Sequence<StoredNotification>) {
+    package init(members: some Sequence<StoredNotification>) {
         for member in members { add(member) }
     }
 
-    public mutating func add(_ n: StoredNotification) {
+    package mutating func add(_ n: StoredNotification) {
         memberCount += 1
         let index: Int
         if let found = pieces.firstIndex(where: { $0.category == n.category }) {

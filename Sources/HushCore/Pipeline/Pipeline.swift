@@ -1,7 +1,7 @@
 /// The built-in behaviour (docs/reference.md, "The pipeline, in order"): background and expiry → rules → authorization →
 /// effective level → collapse → summary → focus → delivery style → announcement → group.
 /// A pipeline is prepared once per policy and is immutable: evaluate from any thread.
-public struct Pipeline: Sendable {
+package struct Pipeline: Sendable {
     /// Everything prepared, behind one reference: a pipeline is copied with each evaluation.
     final class Storage: Sendable {
         let policy: Policy
@@ -33,21 +33,21 @@ public struct Pipeline: Sendable {
 
     let storage: Storage
 
-    public var policy: Policy { storage.policy }
-    public var directory: Directory { storage.directory }
+    package var policy: Policy { storage.policy }
+    package var directory: Directory { storage.directory }
     /// The policy's zone, else the machine's.
-    public var defaultClock: ZoneClock { storage.defaultClock }
+    package var defaultClock: ZoneClock { storage.defaultClock }
 
-    public init(policy: Policy) {
+    package init(policy: Policy) {
         storage = Storage(policy: policy)
     }
 
-    public func settings(for app: String) -> ResolvedAppSettings {
+    package func settings(for app: String) -> ResolvedAppSettings {
         storage.resolvedApps[app] ?? storage.wildcardApp.resolved(bundleID: app)
     }
 
     /// The group a notification joins: by app and thread (`automatic`), by app, or none (`off`).
-    public func groupID(app: String, thread: String?) -> String? {
+    package func groupID(app: String, thread: String?) -> String? {
         switch settings(for: app).grouping {
         case .off: nil
         case .app: app
@@ -57,7 +57,7 @@ public struct Pipeline: Sendable {
 
     /// What delivering a summary records: its notifications join the delivered list and their
     /// groups, in presentation order (the first shown is the newest entry of its group).
-    public func deliveryChanges(forSummary notifications: [StoredNotification]) -> [StateChange] {
+    package func deliveryChanges(forSummary notifications: [StoredNotification]) -> [StateChange] {
         notifications.reversed().map { n in
             var n = n
             n.groupID = groupID(app: n.app, thread: n.threadID)
@@ -66,13 +66,13 @@ public struct Pipeline: Sendable {
     }
 
     /// What one evaluation produced: the decision and what state should remember.
-    public struct Outcome: Sendable {
-        public var decision: Decision
-        public var changes: [StateChange]
+    package struct Outcome: Sendable {
+        package var decision: Decision
+        package var changes: [StateChange]
     }
 
     /// The focus in force and why, or nil. Throws when the focus set by hand cannot be read.
-    public func activeFocus(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
+    package func activeFocus(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
                             clock: ZoneClock) throws -> (focus: FocusSettings, why: String)? {
         guard let (focus, why) = try focusInForce(at: now, context: context, user: user, state: state, clock: clock) else { return nil }
         return (focus, why.text(focus: focus, clock: clock))
@@ -156,7 +156,7 @@ public struct Pipeline: Sendable {
     }
 
     /// The first summary time at or after `t`, DST-correct; nil without summary times.
-    public func nextSummary(atOrAfter t: Double, clock: ZoneClock) -> Double? {
+    package func nextSummary(atOrAfter t: Double, clock: ZoneClock) -> Double? {
         let summaryTimes = storage.policy.summaryTimes
         guard !summaryTimes.isEmpty else { return nil }
         let today = clock.local(t).dayNumber
@@ -172,7 +172,7 @@ public struct Pipeline: Sendable {
     /// Decides one notification. `now` is the evaluation instant (the context's, else the
     /// envelope's date); `envelope.date` must be set. Throws the error of a state read that failed
     /// (the store's, saying what it could not read): no decision is made from unread state.
-    public func evaluate(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+    package func evaluate(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
                          rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) throws -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
@@ -193,16 +193,16 @@ public struct Pipeline: Sendable {
 
 /// The copy a rule runner keeps of the last pipeline it was used with (see
 /// `RuleRunning.pipelineCopy(of:)`), built from the runner's own policy. Not thread-safe.
-public final class PipelineCopies {
+package final class PipelineCopies {
     /// The shared pipeline's storage (kept alive, so its identity stays its own) and the copy.
     private var original: Pipeline.Storage?
     private var copy: Pipeline?
 
-    public init() {}
+    package init() {}
 
     /// The copy for `shared`, or nil when the policies differ (then `shared` is to be used).
     /// `policy` is read only when `shared` is not the pipeline seen last.
-    public func copy(of shared: Pipeline, policy: () -> Policy) -> Pipeline? {
+    package func copy(of shared: Pipeline, policy: () -> Policy) -> Pipeline? {
         if let copy, copy.storage === shared.storage { return copy }  // asked with the copy itself
         if let original, original === shared.storage { return copy }
         original = shared.storage

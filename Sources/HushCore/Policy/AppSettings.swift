@@ -1,26 +1,26 @@
 /// An app's settings (docs/reference.md, "Policy vocabulary"). Every field is optional so an app's own block can override
 /// `app "*"` key by key; `resolved` fills in the defaults.
-public struct AppSettings: Sendable, Hashable {
-    public enum Authorization: String, Sendable, Hashable, CaseIterable { case authorized, provisional, denied }
-    public enum DeliveryStyle: String, Sendable, Hashable, CaseIterable { case prominent, quiet }
-    public enum Previews: String, Sendable, Hashable, CaseIterable { case always, unlocked, never }
-    public enum Grouping: String, Sendable, Hashable, CaseIterable { case automatic, app, off }
+package struct AppSettings: Sendable, Hashable {
+    package enum Authorization: String, Sendable, Hashable, CaseIterable { case authorized, provisional, denied }
+    package enum DeliveryStyle: String, Sendable, Hashable, CaseIterable { case prominent, quiet }
+    package enum Previews: String, Sendable, Hashable, CaseIterable { case always, unlocked, never }
+    package enum Grouping: String, Sendable, Hashable, CaseIterable { case automatic, app, off }
 
-    public var authorization: Authorization?
-    public var criticalAlerts: Bool?
-    public var timeSensitive: Bool?
-    public var delivery: DeliveryStyle?
-    public var sounds: Bool?
-    public var badges: Bool?
-    public var banners: Bool?
-    public var lockScreen: Bool?
-    public var previews: Previews?
-    public var grouping: Grouping?
-    public var summary: Bool?
-    public var announce: Bool?
-    public var name: String?
+    package var authorization: Authorization?
+    package var criticalAlerts: Bool?
+    package var timeSensitive: Bool?
+    package var delivery: DeliveryStyle?
+    package var sounds: Bool?
+    package var badges: Bool?
+    package var banners: Bool?
+    package var lockScreen: Bool?
+    package var previews: Previews?
+    package var grouping: Grouping?
+    package var summary: Bool?
+    package var announce: Bool?
+    package var name: String?
 
-    public init(authorization: Authorization? = nil, criticalAlerts: Bool? = nil, timeSensitive: Bool? = nil,
+    package init(authorization: Authorization? = nil, criticalAlerts: Bool? = nil, timeSensitive: Bool? = nil,
                 delivery: DeliveryStyle? = nil, sounds: Bool? = nil, badges: Bool? = nil, banners: Bool? = nil,
                 lockScreen: Bool? = nil, previews: Previews? = nil, grouping: Grouping? = nil, summary: Bool? = nil,
                 announce: Bool? = nil, name: String? = nil) {
@@ -40,7 +40,7 @@ public struct AppSettings: Sendable, Hashable {
     }
 
     /// These settings where set, else `fallback`'s.
-    public func overriding(_ fallback: AppSettings) -> AppSettings {
+    package func overriding(_ fallback: AppSettings) -> AppSettings {
         AppSettings(authorization: authorization ?? fallback.authorization,
                     criticalAlerts: criticalAlerts ?? fallback.criticalAlerts,
                     timeSensitive: timeSensitive ?? fallback.timeSensitive,
@@ -52,7 +52,7 @@ public struct AppSettings: Sendable, Hashable {
     }
 
     /// With every default filled in (docs/reference.md, "App settings").
-    public func resolved(bundleID: String) -> ResolvedAppSettings {
+    package func resolved(bundleID: String) -> ResolvedAppSettings {
         ResolvedAppSettings(
             authorization: authorization ?? .authorized, criticalAlerts: criticalAlerts ?? false,
             timeSensitive: timeSensitive ?? true, delivery: delivery ?? .prominent, sounds: sounds ?? true,
@@ -63,25 +63,25 @@ public struct AppSettings: Sendable, Hashable {
 }
 
 /// An app's settings with defaults applied.
-public struct ResolvedAppSettings: Sendable, Hashable {
-    public var authorization: AppSettings.Authorization
-    public var criticalAlerts: Bool
-    public var timeSensitive: Bool
-    public var delivery: AppSettings.DeliveryStyle
-    public var sounds: Bool
-    public var badges: Bool
-    public var banners: Bool
-    public var lockScreen: Bool
-    public var previews: AppSettings.Previews
-    public var grouping: AppSettings.Grouping
-    public var summary: Bool
+package struct ResolvedAppSettings: Sendable, Hashable {
+    package var authorization: AppSettings.Authorization
+    package var criticalAlerts: Bool
+    package var timeSensitive: Bool
+    package var delivery: AppSettings.DeliveryStyle
+    package var sounds: Bool
+    package var badges: Bool
+    package var banners: Bool
+    package var lockScreen: Bool
+    package var previews: AppSettings.Previews
+    package var grouping: AppSettings.Grouping
+    package var summary: Bool
     /// nil: the defaults (docs/reference.md, "Announcement").
-    public var announce: Bool?
-    public var name: String
+    package var announce: Bool?
+    package var name: String
 
     /// Whether previews are hidden (`never`, or `unlocked` while the device is locked): then no
     /// title, body or name is shown, only a placeholder.
-    public func hidesPreviews(locked: Bool) -> Bool {
+    package func hidesPreviews(locked: Bool) -> Bool {
         previews == .never || (previews == .unlocked && locked)
     }
 }

@@ -1,9 +1,9 @@
 /// A notification category's presentation (docs/reference.md, "Categories").
-public struct CategorySettings: Sendable, Hashable {
-    public var summaryFormat: PluralFormat?
-    public var hiddenPreview: PluralFormat?
+package struct CategorySettings: Sendable, Hashable {
+    package var summaryFormat: PluralFormat?
+    package var hiddenPreview: PluralFormat?
 
-    public init(summaryFormat: PluralFormat? = nil, hiddenPreview: PluralFormat? = nil) {
+    package init(summaryFormat: PluralFormat? = nil, hiddenPreview: PluralFormat? = nil) {
         self.summaryFormat = summaryFormat
         self.hiddenPreview = hiddenPreview
     }

@@ -1,17 +1,17 @@
 /// A format with an optional singular form: `"%u more"` or `{ one = "%u more message", other = … }`.
-public struct PluralFormat: Sendable, Hashable {
-    public var one: String?
-    public var other: String
+package struct PluralFormat: Sendable, Hashable {
+    package var one: String?
+    package var other: String
 
-    public init(one: String? = nil, other: String) {
+    package init(one: String? = nil, other: String) {
         self.one = one
         self.other = other
     }
 
-    public func form(for count: Int) -> String { count == 1 ? (one ?? other) : other }
+    package func form(for count: Int) -> String { count == 1 ? (one ?? other) : other }
 
     /// Whether either form speaks of the summary arguments (`%@`).
-    public var mentionsArguments: Bool { (one.map(Self.mentionsArguments) ?? false) || Self.mentionsArguments(other) }
+    package var mentionsArguments: Bool { (one.map(Self.mentionsArguments) ?? false) || Self.mentionsArguments(other) }
 
     /// Whether `s` holds `%@`: a byte scan for ASCII text, the general search otherwise.
     private static func mentionsArguments(_ s: String) -> Bool {
@@ -28,11 +28,11 @@ public struct PluralFormat: Sendable, Hashable {
         return s.contains("%@")
     }
 
-    public static let defaultSummary = PluralFormat(one: "%u more notification", other: "%u more notifications")
-    public static let defaultPlaceholder = PluralFormat(other: "Notification")
+    package static let defaultSummary = PluralFormat(one: "%u more notification", other: "%u more notifications")
+    package static let defaultPlaceholder = PluralFormat(other: "Notification")
 
     /// Replaces `%u` with the count and `%@` with the arguments; `%%` is a percent sign.
-    public func render(count: Int, arguments: String? = nil) -> String {
+    package func render(count: Int, arguments: String? = nil) -> String {
         let format = form(for: count)
         if let fast = Self.renderASCII(format, count: count, arguments: arguments) { return fast }
         var out = ""

@@ -1,16 +1,16 @@
 /// When a focus turns itself on: days of the week and a local time window. `to` at or before
 /// `from` wraps past midnight, the days naming the starting day.
-public struct Schedule: Sendable, Hashable {
+package struct Schedule: Sendable, Hashable {
     /// Weekdays the window starts on, 1 = Sunday ... 7 = Saturday.
-    public var days: Set<Int> {
+    package var days: Set<Int> {
         didSet { dayMask = Self.mask(days) }
     }
-    public var from: Int
-    public var to: Int
+    package var from: Int
+    package var to: Int
     /// `days` as bits (bit d for weekday d), for the hot path.
     private var dayMask: UInt16
 
-    public init(days: Set<Int>, from: Int, to: Int) {
+    package init(days: Set<Int>, from: Int, to: Int) {
         self.days = days
         self.from = from
         self.to = to
@@ -21,10 +21,10 @@ public struct Schedule: Sendable, Hashable {
         days.reduce(0) { (1...7).contains($1) ? $0 | UInt16(1) << UInt16($1) : $0 }
     }
 
-    public var wrapsPastMidnight: Bool { to <= from }
+    package var wrapsPastMidnight: Bool { to <= from }
 
     /// The window that starts on `dayNumber`, as instants, when the days include that day.
-    public func window(startingOn dayNumber: Int, clock: ZoneClock) -> (start: Double, end: Double)? {
+    package func window(startingOn dayNumber: Int, clock: ZoneClock) -> (start: Double, end: Double)? {
         guard dayMask & (UInt16(1) << UInt16(CivilDate.weekday(dayNumber: dayNumber))) != 0 else { return nil }
         let start = clock.instant(dayNumber: dayNumber, minuteOfDay: from)
         let end = clock.instant(dayNumber: wrapsPastMidnight ? dayNumber + 1 : dayNumber, minuteOfDay: to)
@@ -32,7 +32,7 @@ public struct Schedule: Sendable, Hashable {
     }
 
     /// Start inclusive, end exclusive.
-    public func contains(_ t: Double, clock: ZoneClock) -> Bool {
+    package func contains(_ t: Double, clock: ZoneClock) -> Bool {
         let today = clock.local(t).dayNumber
         if let window = window(startingOn: today - 1, clock: clock), window.start <= t, t < window.end { return true }
         if let window = window(startingOn: today, clock: clock), window.start <= t, t < window.end { return true }
@@ -40,7 +40,7 @@ public struct Schedule: Sendable, Hashable {
     }
 
     /// Parses `HH:MM` (24-hour) into minutes after midnight.
-    public static func parseTime(_ text: String) -> Int? {
+    package static func parseTime(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
               let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
@@ -51,7 +51,7 @@ public struct Schedule: Sendable, Hashable {
 
     /// `"mon-fri"`, `"sat,sun"`, `"daily"`, `"weekdays"`, `"weekends"`, or one day name; ranges wrap
     /// (`"fri-mon"`). Returns nil for anything else.
-    public static func parseDays(_ text: String) -> Set<Int>? {
+    package static func parseDays(_ text: String) -> Set<Int>? {
         let lowered = String(text.lowercased().filter { $0 != " " })
         switch lowered {
         case "daily", "everyday", "all": return Set(1...7)
@@ -86,7 +86,7 @@ public struct Schedule: Sendable, Hashable {
 
 extension Schedule {
     /// `hh:mm` for a minute of the day.
-    public static func formatTime(_ minutes: Int) -> String {
+    package static func formatTime(_ minutes: Int) -> String {
         let h = minutes / 60, m = minutes % 60
         return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
     }

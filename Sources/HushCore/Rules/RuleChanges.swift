@@ -1,18 +1,18 @@
 /// The changes one rule returned (docs/reference.md, "Rules and their changes"). Every field optional: nil means "no change".
-public struct RuleChanges: Sendable, Hashable {
-    public var level: InterruptionLevel?
+package struct RuleChanges: Sendable, Hashable {
+    package var level: InterruptionLevel?
     /// Forces the outcome.
-    public var delivery: Decision.Delivery?
+    package var delivery: Decision.Delivery?
     /// true: passes the active focus like an allowed app.
-    public var allow: Bool?
+    package var allow: Bool?
     /// false: never held for a summary; true: held.
-    public var summary: Bool?
-    public var announce: Bool?
-    public var relevance: Double?
-    public var thread: String?
-    public var reason: String?
+    package var summary: Bool?
+    package var announce: Bool?
+    package var relevance: Double?
+    package var thread: String?
+    package var reason: String?
 
-    public init(level: InterruptionLevel? = nil, delivery: Decision.Delivery? = nil, allow: Bool? = nil,
+    package init(level: InterruptionLevel? = nil, delivery: Decision.Delivery? = nil, allow: Bool? = nil,
                 summary: Bool? = nil, announce: Bool? = nil, relevance: Double? = nil, thread: String? = nil,
                 reason: String? = nil) {
         self.level = level
@@ -26,13 +26,13 @@ public struct RuleChanges: Sendable, Hashable {
     }
 
     /// Whether the rule changed anything (a reason alone counts as a note, not a change).
-    public var changesSomething: Bool {
+    package var changesSomething: Bool {
         level != nil || delivery != nil || allow != nil || summary != nil || announce != nil || relevance != nil
             || thread != nil
     }
 
     /// Words for the change, for reasons when the rule gave none.
-    public var summaryText: String {
+    package var summaryText: String {
         var parts: [String] = []
         if let level { parts.append("level \(level.rawValue)") }
         if let delivery { parts.append("delivery \(delivery.rawValue)") }
@@ -46,25 +46,25 @@ public struct RuleChanges: Sendable, Hashable {
 }
 
 /// The working copy rules see and change: the envelope plus what earlier rules set.
-public struct RuleSubject: Sendable {
-    public var envelope: Envelope
-    public var level: InterruptionLevel
-    public var levelSetByRule = false
-    public var relevance: Double?
-    public var thread: String?
-    public var delivery: Decision.Delivery?
-    public var allow: Bool?
-    public var summary: Bool?
-    public var announce: Bool?
+package struct RuleSubject: Sendable {
+    package var envelope: Envelope
+    package var level: InterruptionLevel
+    package var levelSetByRule = false
+    package var relevance: Double?
+    package var thread: String?
+    package var delivery: Decision.Delivery?
+    package var allow: Bool?
+    package var summary: Bool?
+    package var announce: Bool?
 
-    public init(envelope: consuming Envelope) {
+    package init(envelope: consuming Envelope) {
         self.level = envelope.requestedLevel
         self.relevance = envelope.relevance
         self.thread = envelope.threadID
         self.envelope = envelope
     }
 
-    public mutating func apply(_ changes: RuleChanges) {
+    package mutating func apply(_ changes: RuleChanges) {
         if let level = changes.level {
             self.level = level
             levelSetByRule = true
@@ -79,18 +79,18 @@ public struct RuleSubject: Sendable {
 }
 
 /// The device state rules see as `ctx`.
-public struct RuleContext {
-    public var now: Double
-    public var local: LocalTime
-    public var focus: String?
-    public var locked: Bool
-    public var ringer: EvaluationContext.Ringer
-    public var audio: EvaluationContext.Audio
-    public var user: String
-    public var state: any StateReading
-    public var directory: Directory
+package struct RuleContext {
+    package var now: Double
+    package var local: LocalTime
+    package var focus: String?
+    package var locked: Bool
+    package var ringer: EvaluationContext.Ringer
+    package var audio: EvaluationContext.Audio
+    package var user: String
+    package var state: any StateReading
+    package var directory: Directory
 
-    public init(now: Double, local: LocalTime, focus: String?, locked: Bool, ringer: EvaluationContext.Ringer,
+    package init(now: Double, local: LocalTime, focus: String?, locked: Bool, ringer: EvaluationContext.Ringer,
                 audio: EvaluationContext.Audio, user: String, state: any StateReading, directory: Directory) {
         self.now = now
         self.local = local
@@ -105,15 +105,15 @@ public struct RuleContext {
 }
 
 /// What one rule did.
-public struct RuleReport: Sendable {
-    public var rule: Policy.RuleInfo
-    public var changes: RuleChanges?
+package struct RuleReport: Sendable {
+    package var rule: Policy.RuleInfo
+    package var changes: RuleChanges?
     /// `file:line: message` when the rule failed; its changes are then ignored.
-    public var error: String?
+    package var error: String?
     /// hush.note() and print() lines.
-    public var notes: [String]
+    package var notes: [String]
 
-    public init(rule: Policy.RuleInfo, changes: RuleChanges? = nil, error: String? = nil, notes: [String] = []) {
+    package init(rule: Policy.RuleInfo, changes: RuleChanges? = nil, error: String? = nil, notes: [String] = []) {
         self.rule = rule
         self.changes = changes
         self.error = error
@@ -122,7 +122,7 @@ public struct RuleReport: Sendable {
 }
 
 /// Runs a policy's rules. The policy layer implements it with Lua; tests may use plain closures.
-public protocol RuleRunning: AnyObject {
+package protocol RuleRunning: AnyObject {
     /// Runs the rules in declaration order, applying each one's changes to `subject` before the
     /// next runs, and returns one report per rule that ran. Throws the error of a state read a
     /// rule made (`hush.recent`…) that failed: a rule's own error is a report, a store's is not.
@@ -134,5 +134,5 @@ public protocol RuleRunning: AnyObject {
 }
 
 extension RuleRunning {
-    public func pipelineCopy(of shared: Pipeline) -> Pipeline? { nil }
+    package func pipelineCopy(of shared: Pipeline) -> Pipeline? { nil }
 }

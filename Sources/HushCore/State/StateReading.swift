@@ -1,7 +1,7 @@
 /// What the pipeline may read of state: a snapshot view, never written by the pipeline itself.
 /// A read that fails throws an error saying what could not be read: a decision is never made from
 /// state that only looks empty. (A store that cannot fail, in memory, implements them without `throws`.)
-public protocol StateReading {
+package protocol StateReading {
     func delivered(user: String, app: String, id: String) throws -> StoredNotification?
     func queued(user: String, app: String, id: String) throws -> StoredNotification?
     /// The delivered notifications in a group, oldest first.
@@ -19,5 +19,5 @@ public protocol StateReading {
 }
 
 extension StateReading {
-    public func groupDigest(user: String, groupID: String) -> GroupDigest? { nil }
+    package func groupDigest(user: String, groupID: String) -> GroupDigest? { nil }
 }

@@ -1,28 +1,28 @@
 /// What Hush keeps of a notification in the delivered list or the summary queue.
-public struct StoredNotification: Sendable, Hashable {
-    public var user: String
-    public var app: String
-    public var id: String
+package struct StoredNotification: Sendable, Hashable {
+    package var user: String
+    package var app: String
+    package var id: String
     /// Arrival, UNIX seconds.
-    public var date: Double
-    public var title: String?
-    public var body: String?
-    public var category: String?
-    public var threadID: String?
+    package var date: Double
+    package var title: String?
+    package var body: String?
+    package var category: String?
+    package var threadID: String?
     /// The group it joins (nil when grouping is off).
-    public var groupID: String?
-    public var summaryArgument: String?
-    public var summaryArgumentCount: Int
-    public var relevance: Double?
-    public var hasMedia: Bool
+    package var groupID: String?
+    package var summaryArgument: String?
+    package var summaryArgumentCount: Int
+    package var relevance: Double?
+    package var hasMedia: Bool
     /// UNIX seconds; nil: never expires.
-    public var expiration: Double?
+    package var expiration: Double?
     /// For the summary queue: when its summary is delivered.
-    public var summaryAt: Double?
+    package var summaryAt: Double?
     /// The communication sender's handle, for `hush.recent{ sender = }`.
-    public var sender: String?
+    package var sender: String?
 
-    public init(user: String, app: String, id: String, date: Double, title: String? = nil, body: String? = nil,
+    package init(user: String, app: String, id: String, date: Double, title: String? = nil, body: String? = nil,
                 category: String? = nil, threadID: String? = nil, groupID: String? = nil,
                 summaryArgument: String? = nil, summaryArgumentCount: Int = 1, relevance: Double? = nil,
                 hasMedia: Bool = false, expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil) {
@@ -46,13 +46,13 @@ public struct StoredNotification: Sendable, Hashable {
 }
 
 /// A call Hush saw, rung through or not: repeated calls are counted from these.
-public struct CallRecord: Sendable, Hashable {
-    public var user: String
-    public var date: Double
-    public var app: String
-    public var caller: Person
+package struct CallRecord: Sendable, Hashable {
+    package var user: String
+    package var date: Double
+    package var app: String
+    package var caller: Person
 
-    public init(user: String, date: Double, app: String, caller: Person) {
+    package init(user: String, date: Double, app: String, caller: Person) {
         self.user = user
         self.date = date
         self.app = app
@@ -61,34 +61,34 @@ public struct CallRecord: Sendable, Hashable {
 }
 
 /// A focus turned on by hand, with an optional end.
-public struct ManualFocus: Sendable, Hashable {
+package struct ManualFocus: Sendable, Hashable {
     /// nil: every focus turned off by hand.
-    public var name: String?
-    public var since: Double
-    public var until: Double?
+    package var name: String?
+    package var since: Double
+    package var until: Double?
 
-    public init(name: String?, since: Double, until: Double? = nil) {
+    package init(name: String?, since: Double, until: Double? = nil) {
         self.name = name
         self.since = since
         self.until = until
     }
 
-    public func isInForce(at t: Double) -> Bool { until.map { t < $0 } ?? true }
+    package func isInForce(at t: Double) -> Bool { until.map { t < $0 } ?? true }
 }
 
 /// A donated interaction (docs/reference.md, "People and suggestions").
-public struct Interaction: Sendable, Hashable {
-    public enum Direction: String, Sendable, Hashable { case outgoing, incoming }
+package struct Interaction: Sendable, Hashable {
+    package enum Direction: String, Sendable, Hashable { case outgoing, incoming }
 
-    public var user: String
-    public var date: Double
-    public var direction: Direction
-    public var kind: Communication.Kind
-    public var app: String?
-    public var people: [Person]
-    public var group: String?
+    package var user: String
+    package var date: Double
+    package var direction: Direction
+    package var kind: Communication.Kind
+    package var app: String?
+    package var people: [Person]
+    package var group: String?
 
-    public init(user: String = "default", date: Double, direction: Direction, kind: Communication.Kind, app: String? = nil,
+    package init(user: String = "default", date: Double, direction: Direction, kind: Communication.Kind, app: String? = nil,
                 people: [Person], group: String? = nil) {
         self.user = user
         self.date = date
@@ -101,7 +101,7 @@ public struct Interaction: Sendable, Hashable {
 }
 
 /// What an evaluation asks the store to remember.
-public enum StateChange: Sendable, Hashable {
+package enum StateChange: Sendable, Hashable {
     /// Add to the delivered list, or replace the entry with the same app and id in place.
     case deliver(StoredNotification)
     /// Add to the summary queue, or replace the queued one with the same app and id.
@@ -118,7 +118,7 @@ public enum StateChange: Sendable, Hashable {
     case withdraw(user: String, app: String, id: String)
 
     /// The user whose state the change touches.
-    public var user: String {
+    package var user: String {
         switch self {
         case .deliver(let n), .enqueue(let n), .replace(let n, _): n.user
         case .dequeue(let user, _, _), .withdraw(let user, _, _): user

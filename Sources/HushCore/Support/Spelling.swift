@@ -1,7 +1,7 @@
 /// "Did you mean …?" for misspelt keys and names.
-public enum Spelling {
+package enum Spelling {
     /// The candidate closest to `word` by edit distance, when close enough to be a likely typo.
-    public static func nearest(to word: String, in candidates: [String]) -> String? {
+    package static func nearest(to word: String, in candidates: [String]) -> String? {
         let target = Array(word.lowercased())
         var best: (String, Int)?
         for candidate in candidates {
@@ -12,7 +12,7 @@ public enum Spelling {
     }
 
     /// " (did you mean 'x'?)" or "".
-    public static func hint(for word: String, in candidates: [String]) -> String {
+    package static func hint(for word: String, in candidates: [String]) -> String {
         nearest(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
     }
 

@@ -1,18 +1,18 @@
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), free of
 /// Foundation so the hot path stays cheap.
-public struct CivilDate: Sendable, Hashable, Comparable {
-    public var year: Int
-    public var month: Int
-    public var day: Int
+package struct CivilDate: Sendable, Hashable, Comparable {
+    package var year: Int
+    package var month: Int
+    package var day: Int
 
-    public init(year: Int, month: Int, day: Int) {
+    package init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
     }
 
     /// Howard Hinnant's days_from_civil.
-    public var dayNumber: Int {
+    package var dayNumber: Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -22,7 +22,7 @@ public struct CivilDate: Sendable, Hashable, Comparable {
         return era * 146097 + doe - 719468
     }
 
-    public init(dayNumber z0: Int) {
+    package init(dayNumber z0: Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
@@ -35,14 +35,14 @@ public struct CivilDate: Sendable, Hashable, Comparable {
     }
 
     /// 1 = Sunday ... 7 = Saturday, as Lua's os.date.
-    public var weekday: Int { CivilDate.weekday(dayNumber: dayNumber) }
+    package var weekday: Int { CivilDate.weekday(dayNumber: dayNumber) }
 
-    public static func weekday(dayNumber: Int) -> Int {
+    package static func weekday(dayNumber: Int) -> Int {
         // 1970-01-01 was a Thursday (5).
         ((dayNumber % 7 + 7) % 7 + 4) % 7 + 1
     }
 
-    public static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -50,5 +50,5 @@ public struct CivilDate: Sendable, Hashable, Comparable {
         }
     }
 
-    public static func < (a: CivilDate, b: CivilDate) -> Bool { a.dayNumber < b.dayNumber }
+    package static func < (a: CivilDate, b: CivilDate) -> Bool { a.dayNumber < b.dayNumber }
 }

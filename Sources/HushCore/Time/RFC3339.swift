@@ -1,7 +1,7 @@
 /// RFC 3339 timestamps: parsing to UNIX seconds and formatting at a UTC offset.
-public enum RFC3339 {
+package enum RFC3339 {
     /// Parses `2026-11-22T09:30:00Z`, `2026-11-22T09:30:00.250+01:00` (also `t`/space and `z`).
-    public static func parse(_ text: String) -> Double? {
+    package static func parse(_ text: String) -> Double? {
         var text = text
         return text.withUTF8 { parse(bytes: $0) }
     }
@@ -61,7 +61,7 @@ public enum RFC3339 {
     }
 
     /// `2026-11-22T09:30:00+01:00` (`Z` at offset 0); fractions of a second only when present.
-    public static func format(_ seconds: Double, offset: Int) -> String {
+    package static func format(_ seconds: Double, offset: Int) -> String {
         let whole = seconds.rounded(.down)
         let local = Int(whole) + offset
         let dayNumber = local >= 0 ? local / 86400 : (local - 86399) / 86400

@@ -5,8 +5,8 @@ import Synchronization
 /// transitions so the hot path rarely asks Foundation: the spans found so far are published as an
 /// immutable table that readers on any thread search without a lock (a miss takes the lock, asks
 /// Foundation, and publishes a new table).
-public final class ZoneClock: Sendable {
-    public let identifier: String
+package final class ZoneClock: Sendable {
+    package let identifier: String
     private let zone: TimeZone
     /// The current table; every table ever published stays alive until `deinit` (a reader may
     /// still be searching an older one), so readers need no reference counting.
@@ -39,7 +39,7 @@ public final class ZoneClock: Sendable {
     /// At most this many spans are cached (a few years of transitions).
     private static let maximumSpans = 64
 
-    public init?(identifier: String) {
+    package init?(identifier: String) {
         guard let zone = TimeZone(identifier: identifier) else { return nil }
         self.identifier = identifier
         self.zone = zone
@@ -52,14 +52,14 @@ public final class ZoneClock: Sendable {
     }
 
     /// The machine's zone.
-    public static var current: ZoneClock {
+    package static var current: ZoneClock {
         ZoneClock(identifier: TimeZone.current.identifier) ?? ZoneClock(identifier: "UTC")!
     }
 
-    public static func isKnown(_ identifier: String) -> Bool { TimeZone(identifier: identifier) != nil }
+    package static func isKnown(_ identifier: String) -> Bool { TimeZone(identifier: identifier) != nil }
 
     /// Every IANA name the machine knows, for "did you mean" hints.
-    public static var knownIdentifiers: [String] { TimeZone.knownTimeZoneIdentifiers }
+    package static var knownIdentifiers: [String] { TimeZone.knownTimeZoneIdentifiers }
 
     private func cachedSpan(_ t: Double) -> Span? {
         guard let table = published.load(ordering: .acquiring) else { return nil }
@@ -67,7 +67,7 @@ public final class ZoneClock: Sendable {
     }
 
     /// Seconds east of UTC at the instant `t` (UNIX seconds).
-    public func offset(at t: Double) -> Int {
+    package func offset(at t: Double) -> Int {
         if let span = cachedSpan(t) { return span.offset }
         return span(at: t).offset
     }
@@ -104,7 +104,7 @@ public final class ZoneClock: Sendable {
     }
 
     /// Local wall-clock reading of an instant.
-    public func local(_ t: Double) -> LocalTime {
+    package func local(_ t: Double) -> LocalTime {
         let offset = offset(at: t)
         let local = Int(t.rounded(.down)) + offset
         let day = local >= 0 ? local / 86400 : (local - 86399) / 86400
@@ -114,7 +114,7 @@ public final class ZoneClock: Sendable {
     /// The instant the wall clock reads `minuteOfDay` on `dayNumber`. A time skipped by a DST gap
     /// moves forward to the first valid instant (the transition); a repeated one uses its first
     /// occurrence.
-    public func instant(dayNumber: Int, minuteOfDay: Int) -> Double {
+    package func instant(dayNumber: Int, minuteOfDay: Int) -> Double {
         let wall = Double(dayNumber * 86400 + minuteOfDay * 60)
         // No transition within a day and 14 hours either side (nearly always): one offset.
         if let span = cachedSpan(wall - 86400 - 14 * 3600), wall + 86400 + 14 * 3600 < span.end {
@@ -141,19 +141,19 @@ public final class ZoneClock: Sendable {
     }
 
     /// RFC 3339 in this zone.
-    public func format(_ t: Double) -> String { RFC3339.format(t, offset: offset(at: t)) }
+    package func format(_ t: Double) -> String { RFC3339.format(t, offset: offset(at: t)) }
 }
 
 /// A wall-clock reading: local day number, second of that day, and the UTC offset in force.
-public struct LocalTime: Sendable, Hashable {
-    public var dayNumber: Int
-    public var secondOfDay: Int
-    public var offset: Int
+package struct LocalTime: Sendable, Hashable {
+    package var dayNumber: Int
+    package var secondOfDay: Int
+    package var offset: Int
 
-    public var date: CivilDate { CivilDate(dayNumber: dayNumber) }
-    public var minuteOfDay: Int { secondOfDay / 60 }
-    public var hour: Int { secondOfDay / 3600 }
-    public var minute: Int { secondOfDay / 60 % 60 }
+    package var date: CivilDate { CivilDate(dayNumber: dayNumber) }
+    package var minuteOfDay: Int { secondOfDay / 60 }
+    package var hour: Int { secondOfDay / 3600 }
+    package var minute: Int { secondOfDay / 60 % 60 }
     /// 1 = Sunday ... 7 = Saturday.
-    public var weekday: Int { CivilDate.weekday(dayNumber: dayNumber) }
+    package var weekday: Int { CivilDate.weekday(dayNumber: dayNumber) }
 }

@@ -3,8 +3,12 @@
 // the pipeline with a fixed policy (its rules read every field) and a fresh in-memory store per
 // input. Invariants: nothing traps; a parsed value written back parses to the same value; every
 // decision is valid JSON.
+import HushJSON
 import FuzzSupport
 import Hush
+import HushCore
+import HushPolicy
+import Lua
 
 nonisolated(unsafe) let interpreter: PolicyInterpreter = try! PolicyInterpreter(
     sources: [Fixtures.policy], limits: LuaLimits(memoryBytes: 32 << 20, instructionLimit: 1_000_000, timeLimitMilliseconds: 500))

@@ -6,8 +6,12 @@
 // chunk returns is copied into Swift (value(at:) with several depths and budgets), pushed back and
 // copied again. Invariants: nothing traps; the stack is back where it was; after any error or
 // overrun the same interpreter runs a fresh window.
+import HushJSON
 import FuzzSupport
 import Hush
+import HushCore
+import HushPolicy
+import Lua
 
 let limits = LuaLimits(memoryBytes: 16 << 20, graceMilliseconds: 1, instructionLimit: 200_000, patternSteps: 100_000,
                        stringBytes: 1 << 20, timeLimitMilliseconds: 200)

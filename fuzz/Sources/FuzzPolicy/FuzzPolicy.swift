@@ -4,6 +4,9 @@
 // policy names at least one problem, each with a file; the interpreter is usable after its rules.
 import FuzzSupport
 import Hush
+import HushCore
+import HushPolicy
+import Lua
 
 /// Tight limits, so a looping or hungry policy is stopped well inside libFuzzer's -timeout.
 let limits = LuaLimits(memoryBytes: 16 << 20, graceMilliseconds: 1, instructionLimit: 200_000, timeLimitMilliseconds: 200)

@@ -1,11 +1,15 @@
+import HushJSON
 import Hush
+import HushCore
+import HushPolicy
+import Lua
 
 /// What the targets share: a policy that reads every field a rule can see, contexts, samples.
-public enum Fixtures {
+package enum Fixtures {
     /// A fixed policy for the envelope target: summaries, a scheduled focus with filters, categories
     /// with formats, announcements, and rules that read every field of `n` and `ctx` and call every
     /// `hush.*` helper, so decoded values flow through the views and the pipeline.
-    public static let policy = PolicySource(name: "fuzz-policy.lua", text: #"""
+    package static let policy = PolicySource(name: "fuzz-policy.lua", text: #"""
         timezone "Europe/Berlin"
         contact { handle = "alice@example.com", name = "Alice Doe", favorite = true, aliases = { "+1 617 555 1212" } }
         contact { handle = "+49 40 5550 0202", name = "Mum", favorite = true }
@@ -69,7 +73,7 @@ public enum Fixtures {
         """#)
 
     /// Device states the envelope target cycles through.
-    public static let contexts: [EvaluationContext] = {
+    package static let contexts: [EvaluationContext] = {
         let texts = [
             #"{"now": "2026-11-24T10:30:00+01:00", "timezone": "Europe/Berlin", "locked": true}"#,
             #"{"timezone": "America/New_York", "focus": "Work", "locked": false, "ringer": "silent", "audio": "headphones"}"#,
@@ -79,7 +83,7 @@ public enum Fixtures {
     }()
 
     /// A sample notification for the policy target.
-    public static let sample: Envelope = try! Envelope.decode(JSONParser.parse(#"""
+    package static let sample: Envelope = try! Envelope.decode(JSONParser.parse(#"""
         {"app": "com.example.chat", "id": "m1", "date": "2026-11-24T10:30:00+01:00",
          "headers": {"apns-priority": "10", "apns-push-type": "alert"},
          "payload": {"aps": {"alert": {"title": "Alice", "body": "Lunch? SEV1", "summary-arg": "Alice"},
@@ -91,7 +95,7 @@ public enum Fixtures {
          "attachments": [{"type": "image"}]}
         """#), fallbackID: "m1")
 
-    public static let sampleCall: Envelope = try! Envelope.decode(JSONParser.parse(#"""
+    package static let sampleCall: Envelope = try! Envelope.decode(JSONParser.parse(#"""
         {"app": "com.example.phone", "id": "c1", "date": "2026-11-28T23:30:00+01:00",
          "headers": {"apns-push-type": "voip"},
          "payload": {"aps": {"alert": "Mum", "interruption-level": "time-sensitive", "sound": {"critical": 1, "volume": 0.5}}},
@@ -100,17 +104,17 @@ public enum Fixtures {
 }
 
 /// Runs the pipeline as `Session.evaluate` does, against a store the caller owns.
-public struct Harness {
-    public let pipeline: Pipeline
-    public let rules: (any RuleRunning)?
+package struct Harness {
+    package let pipeline: Pipeline
+    package let rules: (any RuleRunning)?
 
-    public init(pipeline: Pipeline, rules: (any RuleRunning)?) {
+    package init(pipeline: Pipeline, rules: (any RuleRunning)?) {
         self.pipeline = pipeline
         self.rules = rules
     }
 
     @discardableResult
-    public func evaluate(_ envelope: Envelope, context: EvaluationContext, store: any StateStore, explain: Bool) -> Decision? {
+    package func evaluate(_ envelope: Envelope, context: EvaluationContext, store: any StateStore, explain: Bool) -> Decision? {
         var envelope = envelope
         let now = context.now ?? envelope.date ?? 1_795_000_000
         envelope.date = envelope.date ?? now

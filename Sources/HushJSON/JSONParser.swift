@@ -20,21 +20,21 @@ import Darwin
 
 /// A parse error: a human-readable message and the 0-based byte offset where
 /// the input went wrong.
-public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
-  public var message: String
-  public var offset: Int
+package struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
+  package var message: String
+  package var offset: Int
 
-  public init(message: String, offset: Int) {
+  package init(message: String, offset: Int) {
     self.message = message
     self.offset = offset
   }
 
-  public var description: String { message }
+  package var description: String { message }
 }
 
-public enum JSONParser {
+package enum JSONParser {
   /// Parses one JSON document from UTF-8 bytes.
-  public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(JSONError) -> JSONValue {
+  package static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(JSONError) -> JSONValue {
     guard let base = bytes.baseAddress, bytes.count > 0 else {
       throw JSONError(message: "invalid JSON: empty input", offset: 0)
     }
@@ -64,14 +64,14 @@ public enum JSONParser {
     }
   }
 
-  public static func parse(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONError) -> JSONValue {
+  package static func parse(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONError) -> JSONValue {
     let result: Result<JSONValue, JSONError> = bytes.withUnsafeBytes { raw in
       Result { () throws(JSONError) -> JSONValue in try parse(raw, maxDepth: maxDepth) }
     }
     return try result.get()
   }
 
-  public static func parse(_ text: String, maxDepth: Int = 512) throws(JSONError) -> JSONValue {
+  package static func parse(_ text: String, maxDepth: Int = 512) throws(JSONError) -> JSONValue {
     var text = text
     let result: Result<JSONValue, JSONError> = text.withUTF8 { buf in
       Result { () throws(JSONError) -> JSONValue in
@@ -88,7 +88,7 @@ public enum JSONParser {
 /// (usually stack-allocated) buffer, moves to the heap when it outgrows it.
 /// Elements are moved in and out, never copied.
 @usableFromInline
-internal struct _JSONStack<Element>: ~Copyable {
+package struct _JSONStack<Element>: ~Copyable {
   var base: UnsafeMutablePointer<Element>
   var count: Int
   var capacity: Int
@@ -158,10 +158,10 @@ extension _JSONStack where Element == UInt8 {
 }
 
 @usableFromInline
-internal struct _JSONScanner: ~Copyable {
+package struct _JSONScanner: ~Copyable {
   /// An open container that is not the innermost one.
   @usableFromInline
-  internal struct Frame {
+  package struct Frame {
     var isObject: Bool
     var mayHaveDuplicates: Bool
     var valueStart: Int
@@ -171,7 +171,7 @@ internal struct _JSONScanner: ~Copyable {
 
   /// An object key waiting for its object to close, with its fingerprint.
   @usableFromInline
-  internal struct Key {
+  package struct Key {
     var key: String
     var fingerprint: UInt64
   }
@@ -675,7 +675,7 @@ internal struct _JSONScanner: ~Copyable {
 /// helpers and the (cold) error builders. Kept apart from the non-copyable
 /// scanner so that calling them never copies the scanner.
 @usableFromInline
-internal struct _JSONInput {
+package struct _JSONInput {
   let p: UnsafePointer<UInt8>
   let end: Int
 
@@ -902,7 +902,7 @@ internal struct _JSONInput {
 /// is not exact) its bytes are equal too. There is one cache per thread
 /// (about 110 KB, freed when the thread ends).
 @usableFromInline
-internal struct _JSONKeyCache {
+package struct _JSONKeyCache {
   /// Slots 0..<512 hold keys, 512..<1536 values.
   static let slots = 1536
   static let maxCount = 32

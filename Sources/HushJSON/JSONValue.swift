@@ -1,7 +1,7 @@
 // A JSON document model. No Foundation.
 
 /// A parsed (or constructed) JSON value.
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
   case null
   case bool(Bool)
   case number(Double)
@@ -15,26 +15,26 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue {
   /// The member `key` when `self` is an object that has it; nil otherwise.
   @inlinable
-  public subscript(key: String) -> JSONValue? {
+  package subscript(key: String) -> JSONValue? {
     if case .object(let o) = self { return o[key] }
     return nil
   }
 
   @inlinable
-  public var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let s) = self { return s }
     return nil
   }
 
   @inlinable
-  public var doubleValue: Double? {
+  package var doubleValue: Double? {
     if case .number(let d) = self { return d }
     return nil
   }
 
   /// The number as an `Int`, only when it is integral and fits (`-0` gives `0`).
   @inlinable
-  public var intValue: Int? {
+  package var intValue: Int? {
     // Not `Int(exactly:)`: that calls libm's trunc, and this module must not
     // need libm at link time.
     guard case .number(let d) = self,
@@ -45,31 +45,31 @@ extension JSONValue {
   }
 
   @inlinable
-  public var boolValue: Bool? {
+  package var boolValue: Bool? {
     if case .bool(let b) = self { return b }
     return nil
   }
 
   @inlinable
-  public var objectValue: JSONObject? {
+  package var objectValue: JSONObject? {
     if case .object(let o) = self { return o }
     return nil
   }
 
   @inlinable
-  public var arrayValue: [JSONValue]? {
+  package var arrayValue: [JSONValue]? {
     if case .array(let a) = self { return a }
     return nil
   }
 
   @inlinable
-  public var isNull: Bool {
+  package var isNull: Bool {
     if case .null = self { return true }
     return false
   }
 
   /// "null", "boolean", "number", "string", "array" or "object", for error messages.
-  public var typeName: String {
+  package var typeName: String {
     switch self {
     case .null: return "null"
     case .bool: return "boolean"
@@ -92,44 +92,44 @@ extension JSONValue {
 ///
 /// Equality is order-insensitive (same set of keys, equal values), as JSON
 /// objects are unordered; hashing is consistent with that.
-public struct JSONObject: Sendable {
-  public typealias Element = (key: String, value: JSONValue)
+package struct JSONObject: Sendable {
+  package typealias Element = (key: String, value: JSONValue)
 
   /// A member. (A struct, not a tuple: arrays of tuples go through slow
   /// generic runtime paths for metadata and destruction.)
   @usableFromInline
-  internal struct _Pair: Sendable {
-    @usableFromInline var key: String
-    @usableFromInline var value: JSONValue
+  package struct _Pair: Sendable {
+    @usableFromInline package var key: String
+    @usableFromInline package var value: JSONValue
     @inlinable init(key: String, value: JSONValue) {
       self.key = key
       self.value = value
     }
   }
 
-  @usableFromInline internal var _pairs: [_Pair]
+  @usableFromInline package var _pairs: [_Pair]
   /// key -> position; non-nil exactly when `_pairs.count > indexThreshold`.
-  @usableFromInline internal var _index: [String: Int]?
+  @usableFromInline package var _index: [String: Int]?
 
   /// Objects with more keys than this get a dictionary index.
-  @usableFromInline internal static var indexThreshold: Int { 16 }
+  @usableFromInline package static var indexThreshold: Int { 16 }
 
   @inlinable
-  public init() {
+  package init() {
     _pairs = []
     _index = nil
   }
 
   /// Builds an object from pairs in order; for a repeated key the last value
   /// wins, kept at the position where the key first appeared.
-  public init(_ pairs: [(String, JSONValue)]) {
+  package init(_ pairs: [(String, JSONValue)]) {
     self.init(_pairs: pairs.map { _Pair(key: $0.0, value: $0.1) }, mayHaveDuplicates: true)
   }
 
   /// When `mayHaveDuplicates` is false the caller guarantees that there are
   /// no duplicate keys *if* `pairs.count <= indexThreshold` (bigger objects
   /// are always checked while their index is built).
-  internal init(_pairs pairs: [_Pair], mayHaveDuplicates: Bool) {
+  package init(_pairs pairs: [_Pair], mayHaveDuplicates: Bool) {
     let n = pairs.count
     if n <= JSONObject.indexThreshold {
       if !mayHaveDuplicates || !JSONObject._hasDuplicatesSmall(pairs) {
@@ -166,7 +166,7 @@ public struct JSONObject: Sendable {
     _index = out.count > JSONObject.indexThreshold ? position : nil
   }
 
-  internal static func _hasDuplicatesSmall(_ pairs: [_Pair]) -> Bool {
+  package static func _hasDuplicatesSmall(_ pairs: [_Pair]) -> Bool {
     let n = pairs.count
     if n < 2 { return false }
     for i in 1..<n {
@@ -177,7 +177,7 @@ public struct JSONObject: Sendable {
   }
 
   @inlinable
-  internal func _position(of key: String) -> Int? {
+  package func _position(of key: String) -> Int? {
     if let index = _index { return index[key] }
     return _pairs.withUnsafeBufferPointer { buf -> Int? in
       var i = 0
@@ -192,7 +192,7 @@ public struct JSONObject: Sendable {
 
   /// The value for `key`; assigning nil removes the key.
   @inlinable
-  public subscript(key: String) -> JSONValue? {
+  package subscript(key: String) -> JSONValue? {
     get {
       guard let i = _position(of: key) else { return nil }
       return _pairs[i].value
@@ -222,7 +222,7 @@ public struct JSONObject: Sendable {
   /// particular its UTF-8 length. (JSONTests checks this against the
   /// standard library's tables.)
   @inlinable @inline(__always)
-  internal subscript(plainKey key: String) -> JSONValue? {
+  package subscript(plainKey key: String) -> JSONValue? {
     assert(JSONObject._isPlainKey(key), "not a plain key: \(key)")
     if let index = _index {
       guard let i = index[key] else { return nil }
@@ -242,12 +242,12 @@ public struct JSONObject: Sendable {
 
   /// Whether `key` may be used with `subscript(plainKey:)`.
   @usableFromInline
-  internal static func _isPlainKey(_ key: String) -> Bool {
+  package static func _isPlainKey(_ key: String) -> Bool {
     key.utf8.allSatisfy { $0 < 0x80 && $0 != 0x4B && $0 != 0x3B && $0 != 0x60 }
   }
 
   @usableFromInline
-  internal mutating func _append(_ key: String, _ value: JSONValue) {
+  package mutating func _append(_ key: String, _ value: JSONValue) {
     _pairs.append(_Pair(key: key, value: value))
     if _index != nil {
       _index![key] = _pairs.count - 1
@@ -257,7 +257,7 @@ public struct JSONObject: Sendable {
   }
 
   @usableFromInline
-  internal mutating func _remove(at i: Int) {
+  package mutating func _remove(at i: Int) {
     _pairs.remove(at: i)
     if _pairs.count > JSONObject.indexThreshold {
       _rebuildIndex()
@@ -266,50 +266,50 @@ public struct JSONObject: Sendable {
     }
   }
 
-  internal mutating func _rebuildIndex() {
+  package mutating func _rebuildIndex() {
     var index = [String: Int](minimumCapacity: _pairs.count)
     for (i, pair) in _pairs.enumerated() { index[pair.key] = i }
     _index = index
   }
 
   /// Keys in order.
-  @inlinable public var keys: [String] { _pairs.map(\.key) }
+  @inlinable package var keys: [String] { _pairs.map(\.key) }
   /// Values in key order.
-  @inlinable public var values: [JSONValue] { _pairs.map(\.value) }
-  @inlinable public var count: Int { _pairs.count }
-  @inlinable public var isEmpty: Bool { _pairs.isEmpty }
+  @inlinable package var values: [JSONValue] { _pairs.map(\.value) }
+  @inlinable package var count: Int { _pairs.count }
+  @inlinable package var isEmpty: Bool { _pairs.isEmpty }
 }
 
 extension JSONObject: Sequence {
   /// Iterates `(key:value:)` pairs in order.
-  public struct Iterator: IteratorProtocol {
-    @usableFromInline internal var _base: IndexingIterator<[_Pair]>
+  package struct Iterator: IteratorProtocol {
+    @usableFromInline package var _base: IndexingIterator<[_Pair]>
 
     @inlinable
-    internal init(_base: IndexingIterator<[_Pair]>) { self._base = _base }
+    package init(_base: IndexingIterator<[_Pair]>) { self._base = _base }
 
     @inlinable
-    public mutating func next() -> (key: String, value: JSONValue)? {
+    package mutating func next() -> (key: String, value: JSONValue)? {
       guard let pair = _base.next() else { return nil }
       return (key: pair.key, value: pair.value)
     }
   }
 
   @inlinable
-  public func makeIterator() -> Iterator { Iterator(_base: _pairs.makeIterator()) }
+  package func makeIterator() -> Iterator { Iterator(_base: _pairs.makeIterator()) }
 
   @inlinable
-  public var underestimatedCount: Int { _pairs.count }
+  package var underestimatedCount: Int { _pairs.count }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
-  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+  package init(dictionaryLiteral elements: (String, JSONValue)...) {
     self.init(elements)
   }
 }
 
 extension JSONObject: Hashable {
-  public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+  package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
     let n = lhs._pairs.count
     guard n == rhs._pairs.count else { return false }
     // Same order (the common case): compare pairwise.
@@ -332,7 +332,7 @@ extension JSONObject: Hashable {
     return true
   }
 
-  public func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     hasher.combine(_pairs.count)
     // Order-insensitive: combine per-member hashes commutatively.
     var acc: UInt = 0

@@ -1,16 +1,16 @@
 // A compact JSON writer into a byte buffer. No Foundation.
 
 /// Appends compact JSON (no whitespace) to `bytes`.
-public struct JSONWriter: Sendable {
-  public var bytes: [UInt8]
+package struct JSONWriter: Sendable {
+  package var bytes: [UInt8]
 
-  public init(capacity: Int = 256) {
+  package init(capacity: Int = 256) {
     bytes = []
     bytes.reserveCapacity(capacity)
   }
 
   /// Writes `value`; object keys in `JSONObject` order.
-  public mutating func write(_ value: JSONValue) {
+  package mutating func write(_ value: JSONValue) {
     switch value {
     case .null:
       writeNull()
@@ -46,7 +46,7 @@ public struct JSONWriter: Sendable {
   /// Writes `s` quoted. Escapes `"` `\` and control characters (`\n` `\r`
   /// `\t` `\b` `\f`, the rest as `\u00XX`); everything else, including
   /// non-ASCII, U+2028/U+2029 and DEL, is written as raw UTF-8.
-  public mutating func writeString(_ s: String) {
+  package mutating func writeString(_ s: String) {
     bytes.append(0x22)
     if s.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
       var s = s
@@ -125,7 +125,7 @@ public struct JSONWriter: Sendable {
   /// Integral values within ±2^53 are written as integers (`1`, not `1.0`;
   /// `-0` as `0`); other finite values as Swift's shortest round-trip form
   /// (e.g. `0.1`, `1e-07`, `1.5e+300`); NaN and infinities as `null`.
-  public mutating func writeNumber(_ d: Double) {
+  package mutating func writeNumber(_ d: Double) {
     guard d.isFinite else {
       writeNull()
       return
@@ -141,7 +141,7 @@ public struct JSONWriter: Sendable {
     bytes.append(contentsOf: d.description.utf8)
   }
 
-  public mutating func writeInt(_ i: Int) {
+  package mutating func writeInt(_ i: Int) {
     if i >= 0 && i < 10 {
       bytes.append(0x30 &+ UInt8(truncatingIfNeeded: i))
       return
@@ -159,7 +159,7 @@ public struct JSONWriter: Sendable {
     }
   }
 
-  public mutating func writeBool(_ b: Bool) {
+  package mutating func writeBool(_ b: Bool) {
     if b {
       raw("true")
     } else {
@@ -167,12 +167,12 @@ public struct JSONWriter: Sendable {
     }
   }
 
-  public mutating func writeNull() {
+  package mutating func writeNull() {
     raw("null")
   }
 
   /// Appends the literal's bytes as they are (no quoting or escaping).
-  public mutating func raw(_ s: StaticString) {
+  package mutating func raw(_ s: StaticString) {
     if s.hasPointerRepresentation {
       bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     } else {
@@ -181,7 +181,7 @@ public struct JSONWriter: Sendable {
   }
 
   /// The bytes written so far, as a String.
-  public var string: String {
+  package var string: String {
     String(decoding: bytes, as: UTF8.self)
   }
 }
@@ -193,7 +193,7 @@ extension JSONWriter {
   /// writing or allocating (apart from non-integral numbers, which are
   /// measured through their `description`, exactly as `writeNumber` writes
   /// them).
-  public static func byteCount(of value: JSONValue) -> Int {
+  package static func byteCount(of value: JSONValue) -> Int {
     withUnsafePointer(to: value) { byteCount(at: $0) }
   }
 
@@ -235,7 +235,7 @@ extension JSONWriter {
   }
 
   /// The number of bytes `writeString(s)` would append (quotes included).
-  public static func byteCount(ofString s: String) -> Int {
+  package static func byteCount(ofString s: String) -> Int {
     let count = s.utf8.count
     if let extra = s.utf8.withContiguousStorageIfAvailable({ escapeOverhead($0) }) {
       return count &+ 2 &+ extra
@@ -245,7 +245,7 @@ extension JSONWriter {
   }
 
   /// The number of bytes `writeNumber(d)` would append.
-  public static func byteCount(ofNumber d: Double) -> Int {
+  package static func byteCount(ofNumber d: Double) -> Int {
     guard d.isFinite else { return 4 }
     if d.magnitude <= 9_007_199_254_740_992 {
       let i = Int(d)
@@ -255,7 +255,7 @@ extension JSONWriter {
   }
 
   /// The number of bytes `writeInt(i)` would append.
-  public static func byteCount(ofInt i: Int) -> Int {
+  package static func byteCount(ofInt i: Int) -> Int {
     var n = i < 0 ? 2 : 1
     var v = i.magnitude
     while v >= 10 {
@@ -339,7 +339,7 @@ extension JSONWriter {
 
 extension JSONValue {
   /// Compact JSON text; object keys in `JSONObject` order.
-  public func jsonString() -> String {
+  package func jsonString() -> String {
     var w = JSONWriter()
     w.write(self)
     return w.string
