@@ -52,6 +52,16 @@ final class APITests: XCTestCase {
         }
     }
 
+    func testLimitsStopARuleThatNeverEndsAndTheDecisionIsStillMade() throws {
+        let limits = Engine.Limits(graceMilliseconds: 0, instructionLimit: 100_000, timeLimitMilliseconds: 200)
+        let engine = try Engine(policy: #"rule("spins", function(n) while true do end end)"#, name: "spin.lua", limits: limits)
+        let session = try engine.makeSession()
+        let decision = try session.evaluate(try session.envelope(fromJSON: line("com.example.chat", "c1", body: "hi")))
+        XCTAssertEqual(decision.delivery, .alert)
+        XCTAssertEqual(decision.errors.count, 1)
+        XCTAssertTrue(decision.errors[0].hasPrefix("rule 'spins': spin.lua:1: "), decision.errors[0])
+    }
+
     func testABadNotificationNamesTheFieldAndLine() throws {
         let session = try Engine().makeSession()
         XCTAssertThrowsError(try session.envelope(fromJSON: #"{"app":"a","payload":{"aps":{"interruption-level":"loud"}}}"#, line: 7)) {
