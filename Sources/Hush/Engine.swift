@@ -105,35 +105,43 @@ extension Engine {
     /// What one policy may use while it loads and runs: memory, instructions, time. The defaults
     /// suit a person's own policy; tighten them for policies written by others (docs/security.md).
     public struct Limits: Sendable, Hashable {
+        /// The sandbox's own limits, which these name.
+        package var lua = LuaLimits()
+
+        /// The defaults, which suit a person's own policy; set the fields to tighten them.
+        public init() {}
+
         /// Memory the policy's interpreter may hold while Lua code runs, in bytes (default 64 MiB).
-        public var memoryBytes: Int
+        public var memoryBytes: Int {
+            get { lua.memoryBytes }
+            set { lua.memoryBytes = newValue }
+        }
         /// How long an evaluation's rules run before their instructions are counted, in
         /// milliseconds (default 2): counting is armed only then, so most evaluations pay nothing.
-        public var graceMilliseconds: Double
-        /// Lua instructions one evaluation's rules may run once counting starts (default 5,000,000).
-        public var instructionLimit: Int
-        /// Steps one `string.find`/`match`/`gmatch`/`gsub` call may take (default 1,000,000).
-        public var patternSteps: Int
-        /// The largest string `string.rep` or `string.gsub` may build, in bytes (default 16 MiB).
-        public var stringBytes: Int
-        /// Wall-clock bound on one evaluation's rules, in milliseconds (0: none; default 1,000).
-        public var timeLimitMilliseconds: Double
-
-        /// Limits with the given bounds; the defaults suit a person's own policy. Loading a policy
-        /// may take more (docs/security.md, "The limits and their defaults").
-        public init(memoryBytes: Int = 64 << 20, graceMilliseconds: Double = 2, instructionLimit: Int = 5_000_000,
-                    patternSteps: Int = 1_000_000, stringBytes: Int = 16 << 20, timeLimitMilliseconds: Double = 1000) {
-            self.memoryBytes = memoryBytes
-            self.graceMilliseconds = graceMilliseconds
-            self.instructionLimit = instructionLimit
-            self.patternSteps = patternSteps
-            self.stringBytes = stringBytes
-            self.timeLimitMilliseconds = timeLimitMilliseconds
+        public var graceMilliseconds: Double {
+            get { lua.graceMilliseconds }
+            set { lua.graceMilliseconds = newValue }
         }
-
-        package var lua: LuaLimits {
-            LuaLimits(memoryBytes: memoryBytes, graceMilliseconds: graceMilliseconds, instructionLimit: instructionLimit,
-                      patternSteps: patternSteps, stringBytes: stringBytes, timeLimitMilliseconds: timeLimitMilliseconds)
+        /// Lua instructions one evaluation's rules may run once counting starts (default 5,000,000).
+        public var instructionLimit: Int {
+            get { lua.instructionLimit }
+            set { lua.instructionLimit = newValue }
+        }
+        /// Steps one `string.find`/`match`/`gmatch`/`gsub` call may take (default 1,000,000).
+        public var patternSteps: Int {
+            get { lua.patternSteps }
+            set { lua.patternSteps = newValue }
+        }
+        /// The largest string `string.rep` or `string.gsub` may build, in bytes (default 16 MiB).
+        public var stringBytes: Int {
+            get { lua.stringBytes }
+            set { lua.stringBytes = newValue }
+        }
+        /// Wall-clock bound on one evaluation's rules, in milliseconds (0: none; default 1,000).
+        /// Loading a policy may take more (docs/security.md, "The limits and their defaults").
+        public var timeLimitMilliseconds: Double {
+            get { lua.timeLimitMilliseconds }
+            set { lua.timeLimitMilliseconds = newValue }
         }
     }
 }

@@ -53,7 +53,10 @@ final class APITests: XCTestCase {
     }
 
     func testLimitsStopARuleThatNeverEndsAndTheDecisionIsStillMade() throws {
-        let limits = Engine.Limits(graceMilliseconds: 0, instructionLimit: 100_000, timeLimitMilliseconds: 200)
+        var limits = Engine.Limits()
+        limits.graceMilliseconds = 0
+        limits.instructionLimit = 100_000
+        limits.timeLimitMilliseconds = 200
         let engine = try Engine(policy: #"rule("spins", function(n) while true do end end)"#, name: "spin.lua", limits: limits)
         let session = try engine.makeSession()
         let decision = try session.evaluate(try session.envelope(fromJSON: line("com.example.chat", "c1", body: "hi")))
@@ -118,7 +121,7 @@ final class APITests: XCTestCase {
 
     func testOneEngineServesSessionsOnSeveralThreads() throws {
         // Engine is Sendable: shared by the threads; each makes its own Session.
-        let engine = try Engine(policy: policy, limits: Engine.Limits(instructionLimit: 1_000_000))
+        let engine = try Engine(policy: policy, limits: Engine.Limits())
         let results = Results()
         let line = self.line("com.example.mail", "m", body: "hi")
         DispatchQueue.concurrentPerform(iterations: 4) { i in
