@@ -69,11 +69,8 @@ struct FocusCommand: ParsableCommand {
         @OptionGroup var state: StateOptions
 
         func run() throws {
-            let engine = try policy.engine()
-            let store = try state.store()
-            let clock = engine.pipeline.defaultClock
-            let now = device.currentTime
-            let user = device.user
+            let device = try DeviceState(policy: policy, state: state, device: self.device)
+            let (engine, store, clock, now, user) = (device.engine, device.store, device.clock, device.now, device.user)
             if let until {
                 let end = until.resolved(now: now, clock: clock)
                 try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))

@@ -17,13 +17,9 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() throws {
-        let engine = try policy.engine()
-        let store = try state.store()
-        let clock = engine.pipeline.defaultClock
-        let now = device.currentTime
-        let user = device.user
-        // An 08:00 summary is never reported as waiting at 09:00: deliver what is due first.
-        _ = try engine.makeSession(storing: store).deliverDueSummaries(user: user, upTo: now)
+        let device = try DeviceState(policy: policy, state: state, device: self.device)
+        let (engine, store, clock, now, user) = (device.engine, device.store, device.clock, device.now, device.user)
+        try device.deliverDueSummaries()
         let (active, queued) = try StateOptions.reading {
             (try engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock),
              try store.queuedNotifications(user: user))

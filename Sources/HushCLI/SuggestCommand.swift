@@ -26,13 +26,9 @@ struct SuggestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let engine = try policy.engine()
-        let store = try state.store()
-        let clock = engine.pipeline.defaultClock
-        let now = device.currentTime
-        let user = device.user
-        // Like every command that reads state, deliver what fell due by now first.
-        _ = try engine.makeSession(storing: store).deliverDueSummaries(user: user, upTo: now)
+        let device = try DeviceState(policy: policy, state: state, device: self.device)
+        let (engine, store, clock, now, user) = (device.engine, device.store, device.clock, device.now, device.user)
+        try device.deliverDueSummaries()
         var focusSettings: FocusSettings?
         if let focus {
             guard let found = engine.policy.focus(named: focus) else {
