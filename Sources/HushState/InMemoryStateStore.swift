@@ -24,6 +24,8 @@ public final class InMemoryStateStore: StateStore {
     /// same user's state several times.
     @exclusivity(unchecked) private var lastUser: String?
     @exclusivity(unchecked) private var lastState: UserState?
+    /// The place the next notification new to a queue takes.
+    private var nextQueuePlace = 0
 
     /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
     ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
@@ -60,6 +62,12 @@ public final class InMemoryStateStore: StateStore {
         init(_ n: StoredNotification) { self.n = n }
     }
 
+    /// A queued notification and its place in the queue (`SummaryQueue` breaks ties by it).
+    private struct Queued {
+        let entry: Entry
+        let place: Int
+    }
+
     private final class Group {
         /// Oldest first.
         @exclusivity(unchecked) var members: [Entry] = []
@@ -70,7 +78,7 @@ public final class InMemoryStateStore: StateStore {
     private final class UserState {
         @exclusivity(unchecked) var delivered: [Key: Entry] = [:]
         @exclusivity(unchecked) var groups: [String: Group] = [:]
-        @exclusivity(unchecked) var queue: [Key: Entry] = [:]
+        @exclusivity(unchecked) var queue: [Key: Queued] = [:]
         /// No queued notification is due before this (a lower bound; exact after a take).
         @exclusivity(unchecked) var nextDue = Double.infinity
         @exclusivity(unchecked) var calls = ArrivalList<CallRecord>()
@@ -108,7 +116,7 @@ public final class InMemoryStateStore: StateStore {
 
     public func queued(user: String, app: String, id: String) -> StoredNotification? {
         guard let s = state(user), !s.queue.isEmpty else { return nil }
-        return s.queue[Key(app: app, id: id)]?.n
+        return s.queue[Key(app: app, id: id)]?.entry.n
     }
 
     public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
@@ -138,7 +146,13 @@ public final class InMemoryStateStore: StateStore {
     }
 
     public func queuedNotifications(user: String) -> [StoredNotification] {
-        (state(user)?.queue.values.map(\.n) ?? []).sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
+        guard let s = state(user) else { return [] }
+        return SummaryQueue.listed(queueInOrder(s))
+    }
+
+    /// The user's queue in queue order.
+    private func queueInOrder(_ s: UserState) -> [StoredNotification] {
+        s.queue.values.sorted { $0.place < $1.place }.map(\.entry.n)
     }
 
     // MARK: writing
@@ -156,15 +170,13 @@ public final class InMemoryStateStore: StateStore {
             case .enqueue(let n):
                 let s = makeState(n.user)
                 let entry = Entry(n)
-                s.queue[Key(app: n.app, id: n.id)] = entry
-                s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
+                enqueue(entry, in: s)
                 s.arrivals.append(entry, date: n.date)
                 noteApplied(s, date: n.date, ceiling: ceiling)
             case .replace(let n, let queued):
                 let s = makeState(n.user)
                 if queued {
-                    s.queue[Key(app: n.app, id: n.id)] = Entry(n)
-                    s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
+                    enqueue(Entry(n), in: s)
                 } else {
                     deliver(n, in: s, arrival: false)
                 }
@@ -188,6 +200,20 @@ public final class InMemoryStateStore: StateStore {
         for change in changes {
             if let s = state(change.user) { pruneIfDue(s) }
         }
+    }
+
+    /// Adds to the queue, or replaces the queued notification with the same key in its place.
+    private func enqueue(_ entry: Entry, in s: UserState) {
+        let key = Key(app: entry.n.app, id: entry.n.id)
+        let place: Int
+        if let old = s.queue[key] {
+            place = old.place
+        } else {
+            place = nextQueuePlace
+            nextQueuePlace += 1
+        }
+        s.queue[key] = Queued(entry: entry, place: place)
+        s.nextDue = min(s.nextDue, entry.n.summaryAt ?? .infinity)
     }
 
     /// Removes a delivered or queued notification; its group shrinks (and goes when empty).
@@ -238,27 +264,10 @@ public final class InMemoryStateStore: StateStore {
 
     public func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
-        var batches: [Double: [StoredNotification]] = [:]
-        var next = Double.infinity
-        var due: [Key] = []
-        for (key, entry) in s.queue {
-            let n = entry.n
-            let at = n.summaryAt ?? .infinity
-            if at <= t {
-                batches[at, default: []].append(n)
-                due.append(key)
-            } else {
-                next = min(next, at)
-            }
-        }
-        for key in due { s.queue[key] = nil }
-        s.nextDue = next
-        return batches.keys.sorted().map { at in
-            let all = batches[at]!
-            let dropped = all.filter { ($0.expiration ?? .infinity) < at }.sorted { $0.date < $1.date }
-            let shown = all.filter { ($0.expiration ?? .infinity) >= at }.sorted(by: SummaryBatch.presentationOrder)
-            return SummaryBatch(user: user, at: at, notifications: shown, dropped: dropped)
-        }
+        let batches = SummaryQueue.dueBatches(of: queueInOrder(s), user: user, upTo: t)
+        s.queue = s.queue.filter { !SummaryQueue.isDue($0.value.entry.n, upTo: t) }
+        s.nextDue = s.queue.values.lazy.compactMap(\.entry.n.summaryAt).min() ?? .infinity
+        return batches
     }
 
     public func setManualFocus(user: String, _ focus: ManualFocus?) { makeState(user).manual = focus }

@@ -15,12 +15,11 @@ extension SQLiteStateStore {
     static let selectInteractions = """
         SELECT date, direction, kind, app, people, group_name FROM interactions WHERE user = ? AND date >= ? ORDER BY seq
         """
-    static let selectQueue = """
-        SELECT \(N.sqlColumns) FROM queue WHERE user = ? ORDER BY coalesce(summary_at, 0), date, seq
-        """
-    static let selectDue = "SELECT \(N.sqlColumns), seq FROM queue WHERE user = ? AND summary_at <= ? ORDER BY summary_at, seq"
+    /// In queue order; `SummaryQueue` decides what is due and how it is listed.
+    static let selectQueue = "SELECT \(N.sqlColumns), seq FROM queue WHERE user = ? ORDER BY seq"
+    /// Whether anything may be due, from the index alone: most evaluations have nothing to take.
     static let selectAnyDue = "SELECT EXISTS (SELECT 1 FROM queue WHERE user = ? AND summary_at <= ?)"
-    static let deleteDue = "DELETE FROM queue WHERE user = ? AND summary_at <= ?"
+    static let deleteQueuedBySeq = "DELETE FROM queue WHERE seq = ?"
 
     /// Replaced in place: a notification keeps its place in its group unless it changes group,
     /// and then joins the new one last (a new seq, above every other).

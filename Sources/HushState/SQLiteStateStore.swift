@@ -109,7 +109,19 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func queuedNotifications(user: String) -> [StoredNotification] {
-        notifications(sql: Self.selectQueue, [.text(user)], action: "read the summary queue")
+        read("read the summary queue", default: []) { db in
+            SummaryQueue.listed(try queue(db, user: user).map(\.notification))
+        }
+    }
+
+    /// The user's queue in queue order (`seq`: a replaced notification keeps its row).
+    private func queue(_ db: Database, user: String) throws -> [(notification: StoredNotification, seq: Int64)] {
+        var queue: [(notification: StoredNotification, seq: Int64)] = []
+        try forEachRawRow(db, sql: Self.selectQueue, [.text(user)]) { row in
+            let column = Int32(StoredNotification.sqlColumnCount)
+            queue.append((try StoredNotification(rawRow: row), try row.required(row.integer(column), column)))
+        }
+        return queue
     }
 
     // MARK: - Writing
@@ -191,27 +203,13 @@ public final class SQLiteStateStore: StateStore {
         return any
     }
 
-    /// Selects and deletes the due summaries inside the caller's transaction.
+    /// Takes the due summaries from the queue inside the caller's transaction.
     private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
-        var due: [(notification: StoredNotification, seq: Int64)] = []
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectDue), arguments: [user, t])
-        while let row = try rows.next() {
-            due.append((try StoredNotification(sqlRow: row), try row.decode(atIndex: StoredNotification.sqlColumnCount)))
+        let queue = try queue(db, user: user)
+        for entry in queue where SummaryQueue.isDue(entry.notification, upTo: t) {
+            try executeRaw(db, sql: Self.deleteQueuedBySeq, [.integer(entry.seq)])
         }
-        if !due.isEmpty { try db.cachedStatement(sql: Self.deleteDue).execute(arguments: [user, t]) }
-        var batches: [Double: [(notification: StoredNotification, seq: Int64)]] = [:]
-        for entry in due { batches[entry.notification.summaryAt!, default: []].append(entry) }
-        return batches.keys.sorted().map { at in
-            let all = batches[at]!
-            let dropped = all.filter { ($0.notification.expiration ?? .infinity) < at }
-                .sorted { ($0.notification.date, $0.seq) < ($1.notification.date, $1.seq) }
-            let shown = all.filter { ($0.notification.expiration ?? .infinity) >= at }.sorted { a, b in
-                if SummaryBatch.presentationOrder(a.notification, b.notification) { return true }
-                if SummaryBatch.presentationOrder(b.notification, a.notification) { return false }
-                return a.seq < b.seq
-            }
-            return SummaryBatch(user: user, at: at, notifications: shown.map(\.notification), dropped: dropped.map(\.notification))
-        }
+        return SummaryQueue.dueBatches(of: queue.map(\.notification), user: user, upTo: t)
     }
 
     public func setManualFocus(user: String, _ focus: ManualFocus?) throws {

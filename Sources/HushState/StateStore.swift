@@ -48,26 +48,3 @@ extension StateStore {
         return batches
     }
 }
-
-/// The notifications of one scheduled summary, in presentation order, and those that expired.
-public struct SummaryBatch: Sendable, Hashable {
-    public var user: String
-    public var at: Double
-    public var notifications: [StoredNotification]
-    public var dropped: [StoredNotification]
-
-    public init(user: String, at: Double, notifications: [StoredNotification], dropped: [StoredNotification]) {
-        self.user = user
-        self.at = at
-        self.notifications = notifications
-        self.dropped = dropped
-    }
-
-    /// Relevance highest first (missing = 0), then those with media, then newest first.
-    public static func presentationOrder(_ a: StoredNotification, _ b: StoredNotification) -> Bool {
-        let ra = a.relevance ?? 0, rb = b.relevance ?? 0
-        if ra != rb { return ra > rb }
-        if a.hasMedia != b.hasMedia { return a.hasMedia }
-        return a.date > b.date
-    }
-}

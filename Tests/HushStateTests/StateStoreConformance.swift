@@ -39,6 +39,7 @@ final class StateStoreConformanceTests: XCTestCase {
     func testEnqueueReplaceAndDequeue() throws { try forEachStore(checkEnqueueReplaceAndDequeue) }
     func testQueuedNotificationsBySummaryThenDate() throws { try forEachStore(checkQueuedNotificationsBySummaryThenDate) }
     func testTakeDueSummariesInPresentationOrderAndDropsExpired() throws { try forEachStore(checkTakeDueSummariesInPresentationOrderAndDropsExpired) }
+    func testTiesInTheQueueKeepQueueOrder() throws { try forEachStore(checkTiesInTheQueueKeepQueueOrder) }
     func testCallsSinceOldestFirst() throws { try forEachStore(checkCallsSinceOldestFirst) }
     func testManualFocusSetReplaceAndClear() throws { try forEachStore(checkManualFocusSetReplaceAndClear) }
     func testInteractionsSince() throws { try forEachStore(checkInteractionsSince) }
@@ -172,6 +173,23 @@ final class StateStoreConformanceTests: XCTestCase {
         XCTAssertEqual(store.queuedNotifications(user: "u").map(\.id), ["not-due"])
         XCTAssertEqual(store.queuedNotifications(user: "v").map(\.id), ["other-user"])
         XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: at2 + 1).map { $0.notifications.map(\.id) }, [["not-due"]])
+    }
+
+    /// Notifications alike in everything the orders look at come in queue order: first enqueued
+    /// first, a replaced one in its place.
+    private func checkTiesInTheQueueKeepQueueOrder(_ store: any StateStore) throws {
+        let at = t0 + 3600
+        let ids = ["c", "a", "d", "b", "e"], expired = ["x-c", "x-a", "x-d", "x-b", "x-e"]
+        try store.apply(ids.map { .enqueue(note($0, date: t0, summaryAt: at)) })
+        try store.apply(expired.map { .enqueue(note($0, date: t0, expiration: t0 + 1, summaryAt: at)) })
+        try store.apply([.enqueue(note("a", date: t0, title: "replaced", summaryAt: at))])
+        try store.apply([.replace(note("d", date: t0, title: "replaced too", summaryAt: at), queued: true)])
+        XCTAssertEqual(store.queuedNotifications(user: "u").map(\.id), ids + expired)
+
+        let batches = try store.takeDueSummaries(user: "u", upTo: at)
+        XCTAssertEqual(batches.map { $0.notifications.map(\.id) }, [ids])
+        XCTAssertEqual(batches.map { $0.dropped.map(\.id) }, [expired])
+        XCTAssertEqual(batches.first?.notifications[1].title, "replaced")
     }
 
     // MARK: calls
