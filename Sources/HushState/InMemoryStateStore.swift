@@ -4,18 +4,13 @@ import HushCore
 /// State in memory: for tests and `--ephemeral`. Not thread-safe: one owner at a time.
 ///
 /// Everything is kept per user, so one user's reads never scan another's state. Like
-/// `SQLiteStateStore`, the store forgets on its own: delivered notifications, arrivals and calls
-/// older than `retentionDays` (relative to the newest date applied for the user, never beyond
-/// tomorrow's wall clock) are pruned now and then, interactions after the suggestion window, so a
-/// long run's memory stays flat. Calls, arrivals and interactions are kept in arrival order and,
+/// `SQLiteStateStore`, and by the same rules (`RetentionPolicy`), the store forgets on its own, so
+/// a long run's memory stays flat. Calls, arrivals and interactions are kept in arrival order and,
 /// while that order is also time order (the usual case), read with a binary search. Each group
 /// keeps its members in order and a `GroupDigest` of them, updated as members join.
 public final class InMemoryStateStore: StateStore {
     public let retentionDays: Double
-    private let retentionSeconds: Double
-    private let interactionRetentionSeconds: Double
-    private let pruneEvery: Int
-    private let pruneInterval: Double
+    let retention: RetentionPolicy
 
     // The store has one owner at a time (not thread-safe), so the run-time exclusivity checks of
     // these hot properties are left out.
@@ -27,22 +22,22 @@ public final class InMemoryStateStore: StateStore {
     /// The place the next notification new to a queue takes.
     private var nextQueuePlace = 0
 
-    /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
-    ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
+    /// Keeps delivered notifications, arrivals and calls 7 days.
     public init() {
-        self.retentionDays = 7
-        retentionSeconds = self.retentionDays * 86400
-        interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
-        pruneEvery = 1000
-        pruneInterval = min(86400, retentionSeconds)
+        retentionDays = RetentionPolicy.defaultDays
+        retention = .standard
     }
 
-    public init(retentionDays: Double) {
-        self.retentionDays = retentionDays > 0 ? retentionDays : 7
-        retentionSeconds = self.retentionDays * 86400
-        interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
-        pruneEvery = 1000
-        pruneInterval = min(86400, retentionSeconds)
+    /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
+    ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does. Not a
+    ///   positive number of days: throws `RetentionError`, as `SQLiteStateStore` does.
+    public convenience init(retentionDays: Double) throws {
+        try self.init(retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
+    }
+
+    init(retentionDays: Double, pruneEvery: Int) throws {
+        self.retentionDays = retentionDays
+        retention = try RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
     }
 
     // MARK: per user
@@ -85,10 +80,7 @@ public final class InMemoryStateStore: StateStore {
         @exclusivity(unchecked) var arrivals = ArrivalList<Entry>()
         @exclusivity(unchecked) var interactions = ArrivalList<Interaction>()
         @exclusivity(unchecked) var manual: ManualFocus?
-        // Retention bookkeeping, as in SQLiteStateStore.
-        @exclusivity(unchecked) var newest = -Double.infinity
-        @exclusivity(unchecked) var prunedThrough: Double?
-        @exclusivity(unchecked) var appliesSincePrune = 0
+        @exclusivity(unchecked) var retention = RetentionBookEntry()
     }
 
     private func state(_ user: String) -> UserState? {
@@ -159,20 +151,16 @@ public final class InMemoryStateStore: StateStore {
 
     public func apply(_ changes: [StateChange]) {
         guard !changes.isEmpty else { return }
-        // A date far in the future (a bad clock, a typo) must not prune everything real.
-        let ceiling = Date().timeIntervalSince1970 + 86400
         for change in changes {
             switch change {
             case .deliver(let n):
                 let s = makeState(n.user)
                 deliver(n, in: s)
-                noteApplied(s, date: n.date, ceiling: ceiling)
             case .enqueue(let n):
                 let s = makeState(n.user)
                 let entry = Entry(n)
                 enqueue(entry, in: s)
                 s.arrivals.append(entry, date: n.date)
-                noteApplied(s, date: n.date, ceiling: ceiling)
             case .replace(let n, let queued):
                 let s = makeState(n.user)
                 if queued {
@@ -180,25 +168,19 @@ public final class InMemoryStateStore: StateStore {
                 } else {
                     deliver(n, in: s, arrival: false)
                 }
-                noteApplied(s, date: n.date, ceiling: ceiling)
             case .dequeue(let user, let app, let id):
-                if let s = state(user) {
-                    s.queue[Key(app: app, id: id)] = nil
-                    noteApplied(s, date: -.infinity, ceiling: ceiling)
-                }
+                state(user)?.queue[Key(app: app, id: id)] = nil
             case .withdraw(let user, let app, let id):
-                if let s = state(user) {
-                    withdraw(Key(app: app, id: id), in: s)
-                    noteApplied(s, date: -.infinity, ceiling: ceiling)
-                }
+                if let s = state(user) { withdraw(Key(app: app, id: id), in: s) }
             case .recordCall(let call):
-                let s = makeState(call.user)
-                s.calls.append(call, date: call.date)
-                noteApplied(s, date: call.date, ceiling: ceiling)
+                makeState(call.user).calls.append(call, date: call.date)
             }
         }
-        for change in changes {
-            if let s = state(change.user) { pruneIfDue(s) }
+        RetentionPolicy.forEachUser(in: changes) { user, newest in
+            // A user with no state (a dequeue of nothing) has nothing to prune.
+            guard let s = state(user), let cutoffs = retention.noteApply(&s.retention, newest: newest) else { return }
+            prune(s, before: cutoffs.notifications)
+            s.interactions.removeOlder(than: cutoffs.interactions)
         }
     }
 
@@ -281,22 +263,6 @@ public final class InMemoryStateStore: StateStore {
     }
 
     // MARK: retention
-
-    private func noteApplied(_ s: UserState, date: Double, ceiling: Double) {
-        s.appliesSincePrune += 1
-        guard date.isFinite else { return }
-        s.newest = max(s.newest, min(date, ceiling))
-    }
-
-    private func pruneIfDue(_ s: UserState) {
-        guard s.newest.isFinite else { return }
-        let due = s.appliesSincePrune >= pruneEvery || s.prunedThrough.map { s.newest - $0 >= pruneInterval } ?? true
-        guard due else { return }
-        prune(s, before: s.newest - retentionSeconds)
-        s.interactions.removeOlder(than: s.newest - interactionRetentionSeconds)
-        s.prunedThrough = s.newest
-        s.appliesSincePrune = 0
-    }
 
     private func prune(_ s: UserState, before t: Double) {
         var touched: Set<String> = []

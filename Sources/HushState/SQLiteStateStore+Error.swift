@@ -24,7 +24,7 @@ extension SQLiteStateStore {
             case .cannotOpen(let path, let reason):
                 "cannot open the state file \(path): \(reason)"
             case .invalidRetention(let path, let days):
-                "state file \(path): retention must be a positive number of days, got \(days)"
+                "state file \(path): \(RetentionError(days: days))"
             case .failed(let path, let action, let reason):
                 "state file \(path): could not \(action): \(reason)"
             }

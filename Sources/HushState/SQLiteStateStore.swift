@@ -39,15 +39,19 @@ public final class SQLiteStateStore: StateStore {
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
     ///   relative to the newest date a user's evaluations saw, are pruned automatically.
+    ///   Not a positive number of days: throws `Error.invalidRetention`, before opening the file.
     public convenience init(path: String, retentionDays: Double = 7) throws {
         try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
     }
 
     init(path: String, retentionDays: Double, pruneEvery: Int) throws {
-        guard retentionDays > 0 else { throw Error.invalidRetention(path: path, days: retentionDays) }
+        do {
+            retention = try RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
+        } catch {
+            throw Error.invalidRetention(path: path, days: retentionDays)
+        }
         self.path = path
         self.retentionDays = retentionDays
-        self.retention = RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
         self.dbQueue = try Self.openDatabase(path: path)
     }
 
