@@ -12,10 +12,7 @@ extension SQLiteStateStore {
             var entry = try retentionBook[user] ?? loadRetention(db, user: user)
             if let cutoffs = retention.noteApply(&entry, newest: newest) {
                 try pruneUser(db, user: user, before: cutoffs)
-                try db.cachedStatement(sql: """
-                    INSERT INTO retention (user, pruned_through) VALUES (?, ?)
-                    ON CONFLICT (user) DO UPDATE SET pruned_through = excluded.pruned_through
-                    """).execute(arguments: [user, entry.prunedThrough])
+                try RetentionRow(user: user, prunedThrough: entry.newest).upsert(db)
             }
             updated[user] = entry
         }
@@ -23,12 +20,11 @@ extension SQLiteStateStore {
     }
 
     private func loadRetention(_ db: Database, user: String) throws -> RetentionBookEntry {
-        let through = try Double.fetchOne(db.cachedStatement(sql: "SELECT pruned_through FROM retention WHERE user = ?"),
-                                          arguments: [user])
-        return RetentionBookEntry(prunedThrough: through)
+        RetentionBookEntry(prunedThrough: try RetentionRow.fetchOne(db, key: user)?.prunedThrough)
     }
 
-    /// One user's old rows, through the (user, date) indexes.
+    /// One user's old rows, through the (user, date) indexes. Cached statements: every user new to
+    /// this process is pruned on its first apply.
     func pruneUser(_ db: Database, user: String, before cutoffs: RetentionPolicy.Cutoffs) throws {
         digestCache.dropUser(user)
         let t = cutoffs.notifications

@@ -16,7 +16,9 @@ import HushCore
 /// - Reads cannot throw (`StateReading`): a failed read returns nothing and its error is thrown by
 ///   the next write (or `verifyReads()`), so an evaluation that read broken state is never
 ///   recorded as done.
-/// - Hot reads use prepared statements cached per connection; group members come from an
+/// - Each table has a GRDB record (`StateRecords.swift`). The hot reads and writes are prepared
+///   statements cached per connection, stepped and decoded into those records without GRDB's
+///   cursors (`SQLiteStateStore+RawRows.swift`: twice as fast); group members come from an
 ///   index-only scan plus a cache of decoded rows (`SQLiteStateStore+RowCache.swift`).
 ///
 /// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
@@ -58,11 +60,17 @@ public final class SQLiteStateStore: StateStore {
     // MARK: - Reading
 
     public func delivered(user: String, app: String, id: String) -> StoredNotification? {
-        notification(sql: Self.selectDelivered, [.text(user), .text(app), .text(id)])
+        read("read a notification", default: nil) { db in
+            try fetchOne(DeliveredRow.self, db, sql: Self.selectDelivered, [user.databaseValue, app.databaseValue, id.databaseValue])?
+                .notification
+        }
     }
 
     public func queued(user: String, app: String, id: String) -> StoredNotification? {
-        notification(sql: Self.selectQueued, [.text(user), .text(app), .text(id)])
+        read("read a notification", default: nil) { db in
+            try fetchOne(QueueRow.self, db, sql: Self.selectQueued, [user.databaseValue, app.databaseValue, id.databaseValue])?
+                .notification
+        }
     }
 
     public func groupMembers(user: String, groupID: String) -> [StoredNotification] {
@@ -71,44 +79,27 @@ public final class SQLiteStateStore: StateStore {
 
     public func calls(user: String, since: Double) -> [CallRecord] {
         read("read calls", default: []) { db in
-            var calls: [CallRecord] = []
-            try forEachRawRow(db, sql: Self.selectCalls, [.text(user), .real(since)]) { row in
-                calls.append(CallRecord(user: user, date: try row.required(row.real(0), 0), app: try row.required(row.text(1), 1),
-                                        caller: try PersonJSON.decodePerson(row.required(row.text(2), 2))))
-            }
-            return calls
+            try fetchAll(CallRow.self, db, sql: Self.selectCalls, [user.databaseValue, since.databaseValue]).map(\.call)
         }
     }
 
     public func manualFocus(user: String) -> ManualFocus? {
         read("read the manual focus", default: nil) { db in
-            var focus: ManualFocus?
-            try forEachRawRow(db, sql: Self.selectManualFocus, [.text(user)]) { row in
-                focus = ManualFocus(name: row.text(0), since: try row.required(row.real(1), 1), until: row.real(2))
-            }
-            return focus
+            try fetchOne(ManualFocusRow.self, db, sql: Self.selectManualFocus, [user.databaseValue])?.focus
         }
     }
 
     public func recent(user: String, since: Double) -> [StoredNotification] {
-        notifications(sql: Self.selectRecent, [.text(user), .real(since)], action: "read recent notifications")
+        read("read recent notifications", default: []) { db in
+            try fetchAll(ArrivalRow.self, db, sql: Self.selectRecent, [user.databaseValue, since.databaseValue]).map(\.notification)
+        }
     }
 
+    /// Read by `hush suggest` only: GRDB's query interface is fast enough.
     public func interactions(user: String, since: Double) -> [Interaction] {
         read("read interactions", default: []) { db in
-            var interactions: [Interaction] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectInteractions), arguments: [user, since])
-            while let row = try rows.next() {
-                let direction: String = try row.decode(atIndex: 1), kind: String = try row.decode(atIndex: 2)
-                guard let d = Interaction.Direction(rawValue: direction), let k = Communication.Kind(rawValue: kind) else {
-                    throw PersonJSON.DecodingError(description: "an interaction with an unknown direction \"\(direction)\" or kind \"\(kind)\"")
-                }
-                interactions.append(Interaction(user: user, date: try row.decode(atIndex: 0), direction: d, kind: k,
-                                                app: try row.decode(atIndex: 3),
-                                                people: try PersonJSON.decodePeople(row.decode(atIndex: 4)),
-                                                group: try row.decode(atIndex: 5)))
-            }
-            return interactions
+            typealias C = InteractionRow.Columns
+            return try InteractionRow.filter(C.user == user && C.date >= since).order(C.seq).fetchAll(db).map(\.interaction)
         }
     }
 
@@ -119,13 +110,8 @@ public final class SQLiteStateStore: StateStore {
     }
 
     /// The user's queue in queue order (`seq`: a replaced notification keeps its row).
-    private func queue(_ db: Database, user: String) throws -> [(notification: StoredNotification, seq: Int64)] {
-        var queue: [(notification: StoredNotification, seq: Int64)] = []
-        try forEachRawRow(db, sql: Self.selectQueue, [.text(user)]) { row in
-            let column = Int32(StoredNotification.sqlColumnCount)
-            queue.append((try StoredNotification(rawRow: row), try row.required(row.integer(column), column)))
-        }
-        return queue
+    private func queue(_ db: Database, user: String) throws -> [QueueRow] {
+        try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue])
     }
 
     // MARK: - Writing
@@ -143,30 +129,30 @@ public final class SQLiteStateStore: StateStore {
             switch change {
             case .deliver(let n):
                 try updateDigests(delivering: n, in: db)
-                let arguments = n.rawArguments
-                try executeRaw(db, sql: Self.upsertDelivered, arguments)
+                let values = n.columnValues
+                try execute(db, sql: Self.upsertDelivered, values)
                 // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil { try executeRaw(db, sql: Self.insertArrival, arguments) }
+                if n.summaryAt == nil { try execute(db, sql: Self.insertArrival, values) }
             case .enqueue(let n):
-                let arguments = n.rawArguments
-                try executeRaw(db, sql: Self.upsertQueued, arguments)
-                try executeRaw(db, sql: Self.insertArrival, arguments)
+                let values = n.columnValues
+                try execute(db, sql: Self.upsertQueued, values)
+                try execute(db, sql: Self.insertArrival, values)
             case .replace(let n, let queued):
                 if queued {
-                    try executeRaw(db, sql: Self.upsertQueued, n.rawArguments)
+                    try execute(db, sql: Self.upsertQueued, n.columnValues)
                 } else {
                     try updateDigests(delivering: n, in: db)
-                    try executeRaw(db, sql: Self.upsertDelivered, n.rawArguments)
+                    try execute(db, sql: Self.upsertDelivered, n.columnValues)
                 }
             case .dequeue(let user, let app, let id):
-                try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
+                try execute(db, sql: Self.deleteQueued, [user.databaseValue, app.databaseValue, id.databaseValue])
             case .withdraw(let user, let app, let id):
                 try dropDigest(user: user, app: app, id: id, in: db)
-                try executeRaw(db, sql: Self.deleteDelivered, [.text(user), .text(app), .text(id)])
-                try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
+                let key = [user.databaseValue, app.databaseValue, id.databaseValue]
+                try execute(db, sql: Self.deleteDelivered, key)
+                try execute(db, sql: Self.deleteQueued, key)
             case .recordCall(let call):
-                try executeRaw(db, sql: Self.insertCall,
-                               [.text(call.user), .real(call.date), .text(call.app), .text(PersonJSON.encode(call.caller))])
+                try CallRow(call).insert(db)
             }
         }
         return try pruneAutomatically(db, after: changes)
@@ -202,26 +188,23 @@ public final class SQLiteStateStore: StateStore {
     }
 
     private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
-        var any = true
-        try forEachRawRow(db, sql: Self.selectAnyDue, [.text(user), .real(t)]) { row in any = row.integer(0) != 0 }
-        return any
+        try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
     }
 
     /// Takes the due summaries from the queue inside the caller's transaction.
     private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
         let queue = try queue(db, user: user)
-        for entry in queue where SummaryQueue.isDue(entry.notification, upTo: t) {
-            try executeRaw(db, sql: Self.deleteQueuedBySeq, [.integer(entry.seq)])
-        }
+        let due = queue.filter { SummaryQueue.isDue($0.notification, upTo: t) }.map(\.seq)
+        for seq in due { try execute(db, sql: Self.deleteQueuedBySeq, [seq.databaseValue]) }
         return SummaryQueue.dueBatches(of: queue.map(\.notification), user: user, upTo: t)
     }
 
     public func setManualFocus(user: String, _ focus: ManualFocus?) throws {
         try write("set the manual focus") { db in
             if let focus {
-                try db.cachedStatement(sql: Self.upsertManualFocus).execute(arguments: [user, focus.name, focus.since, focus.until])
+                try ManualFocusRow(user: user, focus: focus).upsert(db)
             } else {
-                try db.cachedStatement(sql: Self.deleteManualFocus).execute(arguments: [user])
+                try ManualFocusRow.deleteOne(db, key: user)
             }
         }
     }
@@ -230,20 +213,16 @@ public final class SQLiteStateStore: StateStore {
     public func addInteractions(_ interactions: [Interaction]) throws {
         guard !interactions.isEmpty else { return }
         try write("record interactions") { db in
-            let statement = try db.cachedStatement(sql: Self.insertInteraction)
-            for i in interactions {
-                try statement.execute(arguments: [i.user, i.date, i.direction.rawValue, i.kind.rawValue, i.app,
-                                                  PersonJSON.encode(i.people), i.group])
-            }
+            for interaction in interactions { try InteractionRow(interaction).insert(db) }
         }
     }
 
     public func prune(before t: Double) throws {
         digestCache.clear()
         try write("prune") { db in
-            try db.execute(sql: "DELETE FROM delivered WHERE date < ?", arguments: [t])
-            try db.execute(sql: "DELETE FROM arrivals WHERE date < ?", arguments: [t])
-            try db.execute(sql: "DELETE FROM calls WHERE date < ?", arguments: [t])
+            try DeliveredRow.filter(N.date < t).deleteAll(db)
+            try ArrivalRow.filter(N.date < t).deleteAll(db)
+            try CallRow.filter(CallRow.Columns.date < t).deleteAll(db)
         }
     }
 
@@ -293,13 +272,13 @@ public final class SQLiteStateStore: StateStore {
                 if batchOpen {
                     // A savepoint of the batch's transaction, with cached statements (GRDB's
                     // inSavepoint compiles its SQL each time: a third of a write's cost).
-                    try executeRaw(db, sql: "SAVEPOINT hush_write", [])
+                    try execute(db, sql: "SAVEPOINT hush_write", [])
                     do {
                         result = try body(db)
-                        try executeRaw(db, sql: "RELEASE hush_write", [])
+                        try execute(db, sql: "RELEASE hush_write", [])
                     } catch {
-                        try? executeRaw(db, sql: "ROLLBACK TO hush_write", [])
-                        try? executeRaw(db, sql: "RELEASE hush_write", [])
+                        try? execute(db, sql: "ROLLBACK TO hush_write", [])
+                        try? execute(db, sql: "RELEASE hush_write", [])
                         throw error
                     }
                 } else {
@@ -339,21 +318,4 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    private func notification(sql: String, _ arguments: [RawArgument]) -> StoredNotification? {
-        read("read a notification", default: nil) { db in
-            var found: StoredNotification?
-            try forEachRawRow(db, sql: sql, arguments) { row in
-                if found == nil { found = try StoredNotification(rawRow: row) }
-            }
-            return found
-        }
-    }
-
-    private func notifications(sql: String, _ arguments: [RawArgument], action: String) -> [StoredNotification] {
-        read(action, default: []) { db in
-            var result: [StoredNotification] = []
-            try forEachRawRow(db, sql: sql, arguments) { row in result.append(try StoredNotification(rawRow: row)) }
-            return result
-        }
-    }
 }
