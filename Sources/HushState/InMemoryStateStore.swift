@@ -151,16 +151,19 @@ public final class InMemoryStateStore: StateStore {
 
     public func apply(_ changes: [StateChange]) {
         guard !changes.isEmpty else { return }
+        var touched = RetentionPolicy.TouchedUsers()
         for change in changes {
             switch change {
             case .deliver(let n):
                 let s = makeState(n.user)
                 deliver(n, in: s)
+                touched.note(n.user, date: n.date)
             case .enqueue(let n):
                 let s = makeState(n.user)
                 let entry = Entry(n)
                 enqueue(entry, in: s)
                 s.arrivals.append(entry, date: n.date)
+                touched.note(n.user, date: n.date)
             case .replace(let n, let queued):
                 let s = makeState(n.user)
                 if queued {
@@ -168,15 +171,19 @@ public final class InMemoryStateStore: StateStore {
                 } else {
                     deliver(n, in: s, arrival: false)
                 }
+                touched.note(n.user, date: n.date)
             case .dequeue(let user, let app, let id):
                 state(user)?.queue[Key(app: app, id: id)] = nil
+                touched.note(user, date: -.infinity)
             case .withdraw(let user, let app, let id):
                 if let s = state(user) { withdraw(Key(app: app, id: id), in: s) }
+                touched.note(user, date: -.infinity)
             case .recordCall(let call):
                 makeState(call.user).calls.append(call, date: call.date)
+                touched.note(call.user, date: call.date)
             }
         }
-        RetentionPolicy.forEachUser(in: changes) { user, newest in
+        touched.forEach { user, newest in
             // A user with no state (a dequeue of nothing) has nothing to prune.
             guard let s = state(user), let cutoffs = retention.noteApply(&s.retention, newest: newest) else { return }
             prune(s, before: cutoffs.notifications)
@@ -187,14 +194,12 @@ public final class InMemoryStateStore: StateStore {
     /// Adds to the queue, or replaces the queued notification with the same key in its place.
     private func enqueue(_ entry: Entry, in s: UserState) {
         let key = Key(app: entry.n.app, id: entry.n.id)
-        let place: Int
-        if let old = s.queue[key] {
-            place = old.place
+        // One lookup for a notification new to the queue, the usual case.
+        if let old = s.queue.updateValue(Queued(entry: entry, place: nextQueuePlace), forKey: key) {
+            s.queue[key] = Queued(entry: entry, place: old.place)
         } else {
-            place = nextQueuePlace
             nextQueuePlace += 1
         }
-        s.queue[key] = Queued(entry: entry, place: place)
         s.nextDue = min(s.nextDue, entry.n.summaryAt ?? .infinity)
     }
 

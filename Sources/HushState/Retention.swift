@@ -53,24 +53,42 @@ struct RetentionPolicy: Sendable {
         return Cutoffs(notifications: entry.newest - seconds, interactions: entry.newest - interactionSeconds)
     }
 
-    /// Calls `body` with each user `changes` touch and the newest date among their changes
-    /// (-infinity when none has one), for `noteApply`.
+    /// Calls `body` with each user `changes` touch and the newest date among their changes,
+    /// for `noteApply`.
     static func forEachUser(in changes: [StateChange], _ body: (_ user: String, _ newest: Double) throws -> Void) rethrows {
-        // Nearly every apply touches one user: no dictionary for that.
-        if let user = changes.first?.user, changes.allSatisfy({ $0.user == user }) {
-            try body(user, changes.reduce(-.infinity) { max($0, date(of: $1)) })
-            return
-        }
-        var newest: [String: Double] = [:]
-        for change in changes { newest[change.user] = max(newest[change.user] ?? -.infinity, date(of: change)) }
-        for (user, date) in newest { try body(user, date) }
+        var touched = TouchedUsers()
+        for change in changes { touched.note(change) }
+        try touched.forEach(body)
     }
 
-    private static func date(of change: StateChange) -> Double {
-        switch change {
-        case .deliver(let n), .enqueue(let n), .replace(let n, _): n.date
-        case .recordCall(let call): call.date
-        case .dequeue, .withdraw: -.infinity
+    /// The users an apply touches, each with the newest date among its changes (-infinity when
+    /// none has one, such as a dequeue: it still counts as an apply).
+    struct TouchedUsers {
+        private var first: (user: String, newest: Double)?
+        /// Only for the rare apply that touches several users.
+        private var others: [String: Double] = [:]
+
+        mutating func note(_ change: StateChange) {
+            switch change {
+            case .deliver(let n), .enqueue(let n), .replace(let n, _): note(n.user, date: n.date)
+            case .recordCall(let call): note(call.user, date: call.date)
+            case .dequeue(let user, _, _), .withdraw(let user, _, _): note(user, date: -.infinity)
+            }
+        }
+
+        /// For a store that takes `changes` apart itself (a second `switch` over a change copies it).
+        mutating func note(_ user: String, date: Double) {
+            if let first, first.user != user {
+                others[user] = max(others[user] ?? -.infinity, date)
+            } else {
+                first = (user, max(first?.newest ?? -.infinity, date))
+            }
+        }
+
+        func forEach(_ body: (_ user: String, _ newest: Double) throws -> Void) rethrows {
+            guard let first else { return }
+            try body(first.user, first.newest)
+            for (user, newest) in others { try body(user, newest) }
         }
     }
 }
