@@ -35,19 +35,22 @@ struct Evaluate: ParsableCommand {
         let explain = self.explain
         var invalid = 0
         var writer = JSONWriter(capacity: 1024)
-        var output = AcknowledgedOutput(store: store)
-        let evaluateOne: (JSONValue, Int) -> Void = { json, number in
+        // Decides a line inside its batch (see AcknowledgedOutput).
+        var output = AcknowledgedOutput(store: store) { json, number, printed in
             writer.bytes.removeAll(keepingCapacity: true)
-            output.prepare()
             do {
                 let envelope = try Envelope.decode(json, fallbackID: session.nextGeneratedID())
                 let decision = try session.evaluate(envelope, context: context, explain: explain)
                 decision.write(to: &writer)
-                output.add(writer.bytes, number: number)
+                printed.append(contentsOf: writer.bytes)
+                return true
             } catch {
-                invalid += 1
-                output.add(errorLine(number, "\(error)"), number: number)
+                printed.append(contentsOf: errorLine(number, "\(error)"))
+                return false
             }
+        }
+        let evaluateOne: (JSONValue, Int) -> Void = { json, number in
+            output.add(json, number: number)
             if output.isFull { invalid += output.commit(errorLine: errorLine) }
         }
         let evaluateLine: (UnsafeRawBufferPointer, Int) -> Void = { line, number in

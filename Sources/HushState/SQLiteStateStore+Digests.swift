@@ -21,8 +21,9 @@ struct DigestCache {
     private(set) var entries: [Key: GroupDigest] = [:]
     /// The `data_version` the entries were made at.
     var dataVersion: Int64?
-    /// Checked since the open batch began (no other connection can commit during a batch).
-    var checkedInBatch = false
+    /// Checked since the write in progress began: no other connection can commit while this one
+    /// holds the write lock, so a batch checks once.
+    var checkedWhileWriting = false
 
     subscript(user: String, group: String) -> GroupDigest? {
         entries[Key(user: user, group: group)]
@@ -54,7 +55,7 @@ struct DigestCache {
     mutating func clear() {
         entries.removeAll()
         dataVersion = nil
-        checkedInBatch = false
+        checkedWhileWriting = false
     }
 }
 
@@ -73,13 +74,13 @@ extension SQLiteStateStore {
 
     /// Drops every digest when another connection has committed since they were made.
     func dropDigestsIfOthersCommitted(_ db: Database) throws {
-        if batchIsOpen && digestCache.checkedInBatch { return }
+        if isWriting && digestCache.checkedWhileWriting { return }
         let version = try fetchInteger(db, sql: Self.selectDataVersion, []) ?? 0
         if digestCache.dataVersion != version {
             digestCache.clear()
             digestCache.dataVersion = version
         }
-        digestCache.checkedInBatch = batchIsOpen
+        digestCache.checkedWhileWriting = isWriting
     }
 
     /// Before `n` is written to the delivered list: keeps the digests of its groups right.

@@ -8,11 +8,13 @@ import HushCore
 ///   statements, and a pool's reader connections would only add a hop per read. Other processes
 ///   (another `hush`) open their own connection; WAL lets them read while one writes, and the
 ///   5 s busy timeout plus `BEGIN IMMEDIATE` make concurrent writers wait rather than fail.
-/// - Every write is one transaction: `apply` (one evaluation), `takeDueSummaries` (select and
-///   delete), `deliverDueSummaries` (select, delete and deliver), `addInteractions` (one call),
-///   `setManualFocus`, `prune`. A committed transaction survives the process being killed (WAL,
-///   `synchronous=NORMAL`). Inside a batch (`beginBatch` … `commitBatch`, which `hush eval`
-///   uses for up to 1000 lines) each write is a savepoint of the batch's one transaction instead.
+/// - Every write is one transaction, inside GRDB's `write {}`: `apply` (one evaluation),
+///   `takeDueSummaries` (select and delete), `deliverDueSummaries` (select, delete and deliver),
+///   `addInteractions` (one call), `setManualFocus`, `prune`. A committed transaction survives the
+///   process being killed (WAL, `synchronous=NORMAL`). Inside a batch (`batch { … }`, which
+///   `hush eval` uses for up to 1000 lines) each write is a savepoint of the batch's one
+///   transaction instead. GRDB's accesses are not reentrant: while a transaction is open, every
+///   read and write of the store uses its connection (`writingDatabase`).
 /// - Reads cannot throw (`StateReading`): a failed read returns nothing and its error is thrown by
 ///   the next write (or `verifyReads()`), so an evaluation that read broken state is never
 ///   recorded as done.
@@ -32,9 +34,11 @@ public final class SQLiteStateStore: StateStore {
     /// Delivered rows already decoded, by seq (see `SQLiteStateStore+RowCache.swift`).
     var rowCache = RowCache()
     private var deferredError: Error?
-    /// A batch transaction is open (`beginBatch`): writes are savepoints inside it.
-    private var batchOpen = false
-    var batchIsOpen: Bool { batchOpen }
+    /// The connection of the transaction in progress (a batch, or one write), while its closure
+    /// runs: reads and writes made meanwhile (all of a batch's, a summary's `recording` closure)
+    /// use it, as GRDB's accesses are not reentrant; writes become savepoints of it.
+    private var writingDatabase: Database?
+    var isWriting: Bool { writingDatabase != nil }
     /// Group digests (see `SQLiteStateStore+Digests.swift`).
     var digestCache = DigestCache()
 
@@ -228,38 +232,29 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: - Transactions and errors
 
-    public func beginBatch() throws {
-        guard !batchOpen else { return }
-        if let error = deferredError {
-            deferredError = nil
-            throw error
-        }
+    public func batch<T>(_ body: () -> T) throws -> T {
+        if isWriting { return body() }
+        var result: T?
+        var began = false
         do {
-            try dbQueue.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
-        } catch {
-            throw Error.failed(path: path, action: "begin a batch of writes", reason: "\(error)")
-        }
-        batchOpen = true
-    }
-
-    public func commitBatch() throws {
-        guard batchOpen else { return }
-        batchOpen = false
-        digestCache.checkedInBatch = false
-        do {
-            try dbQueue.writeWithoutTransaction { db in try db.commit() }
+            try dbQueue.write { db in
+                began = true
+                try writing(on: db) { _ in result = body() }
+            }
         } catch {
             digestCache.clear()
-            try? dbQueue.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } }
+            guard began else { throw Error.failed(path: path, action: "begin a batch of writes", reason: "\(error)") }
             // What the caches learnt from the undone writes is forgotten with them.
             rowCache = RowCache()
             retentionBook = [:]
             throw Error.failed(path: path, action: "commit a batch of writes", reason: "\(error)")
         }
+        return result!
     }
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a
-    /// concurrent writer in another process makes us wait (busy timeout) instead of failing.
+    /// Runs `body` in one transaction (GRDB's `write` begins it IMMEDIATE: the write lock is taken
+    /// up front, so a concurrent writer in another process makes us wait, for the busy timeout,
+    /// instead of failing), or in a savepoint of the one in progress.
     @discardableResult
     func write<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         if let error = deferredError {
@@ -267,28 +262,8 @@ public final class SQLiteStateStore: StateStore {
             throw error
         }
         do {
-            return try dbQueue.writeWithoutTransaction { db in
-                var result: T?
-                if batchOpen {
-                    // A savepoint of the batch's transaction, with cached statements (GRDB's
-                    // inSavepoint compiles its SQL each time: a third of a write's cost).
-                    try execute(db, sql: "SAVEPOINT hush_write", [])
-                    do {
-                        result = try body(db)
-                        try execute(db, sql: "RELEASE hush_write", [])
-                    } catch {
-                        try? execute(db, sql: "ROLLBACK TO hush_write", [])
-                        try? execute(db, sql: "RELEASE hush_write", [])
-                        throw error
-                    }
-                } else {
-                    try db.inTransaction(.immediate) {
-                        result = try body(db)
-                        return .commit
-                    }
-                }
-                return result!
-            }
+            if let db = writingDatabase { return try inSavepoint(db, body) }
+            return try dbQueue.write { db in try writing(on: db, body) }
         } catch let error as Error {
             // What the digests learnt from the undone writes is forgotten with them.
             digestCache.clear()
@@ -296,6 +271,37 @@ public final class SQLiteStateStore: StateStore {
         } catch {
             digestCache.clear()
             throw Error.failed(path: path, action: action, reason: "\(error)")
+        }
+    }
+
+    /// Runs `body` with `db`, the connection of the transaction just begun, as `writingDatabase`.
+    private func writing<T>(on db: Database, _ body: (Database) throws -> T) throws -> T {
+        writingDatabase = db
+        defer {
+            writingDatabase = nil
+            digestCache.checkedWhileWriting = false
+        }
+        return try body(db)
+    }
+
+    /// Runs `body` in a savepoint of the transaction in progress, undone alone when it throws.
+    /// The statements are cached (GRDB's `inSavepoint` compiles its SQL each time: a third of a
+    /// write's cost).
+    private func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        // A transaction SQLite rolled back on its own (disk full, I/O error) must not turn the
+        // savepoint into a transaction of its own, committed apart from the batch.
+        guard db.isInsideTransaction else {
+            throw RawSQLiteError(description: "the transaction of the batch was rolled back")
+        }
+        try execute(db, sql: "SAVEPOINT hush_write", [])
+        do {
+            let result = try body(db)
+            try execute(db, sql: "RELEASE hush_write", [])
+            return result
+        } catch {
+            try? execute(db, sql: "ROLLBACK TO hush_write", [])
+            try? execute(db, sql: "RELEASE hush_write", [])
+            throw error
         }
     }
 
@@ -308,9 +314,11 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Runs a read outside any explicit transaction (each statement is its own snapshot).
+    /// Runs a read in the transaction in progress (it sees its writes), else outside any explicit
+    /// transaction (each statement is its own snapshot).
     func read<T>(_ action: String, default value: T, _ body: (Database) throws -> T) -> T {
         do {
+            if let db = writingDatabase { return try body(db) }
             return try dbQueue.unsafeRead(body)
         } catch {
             if deferredError == nil { deferredError = Error.failed(path: path, action: action, reason: "\(error)") }

@@ -21,14 +21,13 @@ public protocol StateStore: StateReading, AnyObject {
     /// (`StateReading`); a failed one returns nothing and its error waits for the next write, so a
     /// command that only reads must call this before it reports what it read.
     func verifyReads() throws
-    /// Starts a batch: the writes that follow are made durable together by `commitBatch()`, so a
-    /// stream of evaluations pays for one commit per batch instead of one per notification. Each
-    /// write inside stays all or nothing; none is durable (nor to be reported as done) before the
-    /// commit. Does nothing when a batch is open already.
-    func beginBatch() throws
-    /// Commits the open batch (nothing when none is open). When the commit fails, every write of
-    /// the batch is undone and the error thrown.
-    func commitBatch() throws
+    /// Runs `body` as one batch: the writes it makes are made durable together when it returns,
+    /// so a stream of evaluations pays for one commit per batch instead of one per notification.
+    /// Each write inside stays all or nothing on its own (a failed one is undone alone and throws
+    /// to `body`); none is durable, nor to be reported as done, before `batch` returns. Throws when
+    /// the batch cannot begin (`body` did not run: nothing happened) or commit (every write of the
+    /// batch is undone). Inside a batch, `body` joins it.
+    func batch<T>(_ body: () -> T) throws -> T
 }
 
 extension StateStore {
@@ -36,8 +35,7 @@ extension StateStore {
     public func verifyReads() throws {}
 
     /// A store whose writes are done as they are made (in memory) has nothing to batch.
-    public func beginBatch() throws {}
-    public func commitBatch() throws {}
+    public func batch<T>(_ body: () -> T) throws -> T { body() }
 
     /// Take, then apply: atomic for a store whose writes cannot fail halfway (in memory). A store
     /// with separate transactions must do both in one (see `SQLiteStateStore`).

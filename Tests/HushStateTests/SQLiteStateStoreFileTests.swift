@@ -91,35 +91,56 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         let other = try DatabaseQueue(path: path)
         func othersCount() throws -> Int { try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") ?? -1 } }
 
-        try store.beginBatch()
-        try store.beginBatch() // already open: nothing happens
-        for i in 0..<10 { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) }
-        XCTAssertThrowsError(try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))]))
-        // The batch's own reads see its writes.
-        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").count, 10)
-        XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "half"))
-        XCTAssertEqual(try othersCount(), 0, "nothing is visible before the commit")
-        try store.commitBatch()
-        XCTAssertEqual(try othersCount(), 10)
-        try store.commitBatch() // none open: nothing happens
+        try store.batch {
+            for i in 0..<10 { expectNoThrow { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) } }
+            expectThrow { try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))]) }
+            // The batch's own reads see its writes.
+            XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").count, 10)
+            XCTAssertNil(store.delivered(user: "u", app: "com.example.chat", id: "half"))
+            // A batch inside the batch joins it.
+            expectNoThrow { try store.batch { expectNoThrow { try store.apply([.deliver(note("nested", date: t0 + 50))]) } } }
+            XCTAssertEqual(try? othersCount(), 0, "nothing is visible before the commit")
+        }
+        XCTAssertEqual(try othersCount(), 11)
 
         // Without a batch, every write commits at once again.
         try store.apply([.deliver(note("after", date: t0 + 100))])
-        XCTAssertEqual(try othersCount(), 11)
+        XCTAssertEqual(try othersCount(), 12)
     }
 
-    /// A batch never committed (the process ends, is killed) leaves nothing behind.
-    func testABatchNotCommittedIsLost() throws {
+    /// A batch that cannot begin (another process holds the write lock past the busy timeout)
+    /// throws without running its body: nothing of it happened.
+    func testABatchThatCannotBeginRunsNothing() throws {
         let path = directory.path("state.sqlite")
-        do {
-            let store = try SQLiteStateStore(path: path)
-            try store.apply([.deliver(note("kept", date: t0))])
-            try store.beginBatch()
-            try store.apply([.deliver(note("lost", date: t0 + 1))])
+        let store = try SQLiteStateStore(path: path)
+        try store.dbQueue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA busy_timeout = 50") }
+        var ran = false
+        try DatabaseQueue(path: path).inTransaction(.immediate) { _ in
+            XCTAssertThrowsError(try store.batch { ran = true }) { error in
+                XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not begin a batch of writes: "), "\(error)")
+            }
+            return .commit
         }
-        let reopened = try SQLiteStateStore(path: path)
-        XCTAssertNotNil(reopened.delivered(user: "u", app: "com.example.chat", id: "kept"))
-        XCTAssertNil(reopened.delivered(user: "u", app: "com.example.chat", id: "lost"))
+        XCTAssertFalse(ran)
+        // The lock released, the store goes on.
+        try store.batch { expectNoThrow { try store.apply([.deliver(note("after"))]) } }
+        XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "after"))
+    }
+
+    /// While a write is open (here, delivering a summary), what its closure reads and writes goes
+    /// through the write's own connection: GRDB's accesses are not reentrant.
+    func testAWritesClosureReadsAndWritesThroughIt() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        try store.apply([.deliver(note("member", date: t0, group: "g")), .enqueue(note("q", date: t0, summaryAt: t0 + 60))])
+        let batches = try store.deliverDueSummaries(user: "u", upTo: t0 + 60) { batch in
+            XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["member"])
+            XCTAssertNil(store.queued(user: "u", app: "com.example.chat", id: "q"), "taken in this transaction")
+            expectNoThrow { try store.apply([.deliver(note("inner", date: t0 + 1, group: "g"))]) }
+            return batch.notifications.map { .deliver($0) }
+        }
+        XCTAssertEqual(batches.count, 1)
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["member", "inner"])
+        XCTAssertNotNil(store.delivered(user: "u", app: "com.example.chat", id: "q"))
     }
 
     func testSchemaVersionIsRecorded() throws {

@@ -58,6 +58,7 @@ final class StateStoreConformanceTests: XCTestCase {
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
+    func testABatchKeepsItsWritesAndJoinsAnOpenOne() throws { try forEachStore(checkABatchKeepsItsWritesAndJoinsAnOpenOne) }
     func testARetentionThatIsNotPositiveIsRefused() throws { try forEachKind(checkARetentionThatIsNotPositiveIsRefused) }
     func testPrunesOnItsOwnBehindTheNewestDate() throws { try forEachStore(retentionDays: 2, checkPrunesOnItsOwnBehindTheNewestDate) }
     func testPrunesEveryNApplies() throws { try forEachStore(retentionDays: 1, pruneEvery: 10, checkPrunesEveryNApplies) }
@@ -340,6 +341,23 @@ final class StateStoreConformanceTests: XCTestCase {
         // The queue and interactions are not the delivered list: kept.
         XCTAssertNotNil(store.queued(user: "u", app: "com.example.chat", id: "queued-old"))
         XCTAssertEqual(store.interactions(user: "u", since: 0).count, 1)
+    }
+
+    // MARK: batches
+
+    private func checkABatchKeepsItsWritesAndJoinsAnOpenOne(_ store: any StateStore) throws {
+        let members = try store.batch {
+            expectNoThrow { try store.apply([.deliver(note("a", date: t0, group: "g"))]) }
+            let inner = try? store.batch {
+                expectNoThrow { try store.apply([.deliver(note("b", date: t0 + 1, group: "g"))]) }
+                return 2
+            }
+            XCTAssertEqual(inner, 2)
+            return store.groupMembers(user: "u", groupID: "g").map(\.id)
+        }
+        XCTAssertEqual(members, ["a", "b"], "a batch reads its own writes")
+        XCTAssertEqual(store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "b"])
+        XCTAssertEqual(try store.batch { 42 }, 42, "an empty batch")
     }
 
     // MARK: retention
