@@ -325,5 +325,4 @@ public final class SQLiteStateStore: StateStore {
             return value
         }
     }
-
 }
