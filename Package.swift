@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore", "HushJSON",
                                                           .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictness),
-        .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore", "HushJSON"], swiftSettings: strictness),
+        .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore", "HushJSON", "HushPolicy", "HushState"], swiftSettings: strictness),
         // What an embedder sees: only `import Hush`, only the public API.
         .testTarget(name: "HushAPITests", dependencies: ["Hush"], swiftSettings: strictness),
         .testTarget(name: "EndToEndTests", dependencies: ["HushCLI", "EmbeddingExample"], swiftSettings: strictness),

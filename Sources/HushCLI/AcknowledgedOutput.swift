@@ -3,55 +3,101 @@ import Hush
 
 /// The lines `hush eval` prints, held back until the state they describe is committed: a printed
 /// decision is a promise that the store remembers it (a `kill -9` loses nothing printed). Lines
-/// are committed in batches — up to `limit` lines, and whenever the input makes us wait — so a
-/// SQLite store pays for one commit per batch, not one per notification.
+/// are decided and committed in batches — up to `limit` lines, and whenever the input makes us
+/// wait — so a SQLite store pays for one commit per batch, not one per notification. A batch is a
+/// closure (`StateStore.batch`) and the input comes a line at a time, so a line is decoded when
+/// added, and decided inside its batch, at the commit.
 struct AcknowledgedOutput {
+    /// Decides the notification of input line `number` (inside the batch) and appends its output
+    /// line, a decision or an error line, to `printed`; returns false for an error line.
+    typealias Decide = (_ envelope: Envelope, _ number: Int, _ printed: inout [UInt8]) -> Bool
+
     let store: any StateStore
     let limit: Int
-    private var pending: [UInt8] = []
-    private var pendingNumbers: [Int] = []
-    private var batchOpen = false
+    let decide: Decide
+    private var pending: [PendingLine] = []
+    /// The bytes of the batch being printed, kept to reuse their capacity.
+    private var printed: [UInt8] = []
 
-    init(store: any StateStore, limit: Int = 1000) {
+    private enum PendingLine {
+        case toDecide(Envelope, number: Int)
+        /// An error line already (the input line was not a notification).
+        case decided([UInt8], number: Int)
+
+        var number: Int {
+            switch self {
+            case .toDecide(_, let number), .decided(_, let number): number
+            }
+        }
+    }
+
+    init(store: any StateStore, limit: Int = 1000, decide: @escaping Decide) {
         self.store = store
         self.limit = limit
-        pending.reserveCapacity(1 << 16)
+        self.decide = decide
+        pending.reserveCapacity(limit)
+        printed.reserveCapacity(1 << 16)
     }
 
-    /// Call before evaluating a line: its writes join the open batch.
-    mutating func prepare() {
-        guard !batchOpen else { return }
-        // When no batch can be opened, each write commits on its own (and reports its own error).
-        batchOpen = (try? store.beginBatch()) != nil
+    /// Holds the notification of input line `number` for its batch.
+    mutating func add(_ envelope: Envelope, number: Int) {
+        pending.append(.toDecide(envelope, number: number))
     }
 
-    /// Holds `line` (one output line, input line `number`) until its batch commits.
+    /// Holds `line`, an output line decided already, in its place among the batch's.
     mutating func add(_ line: [UInt8], number: Int) {
-        pending.append(contentsOf: line)
-        pending.append(10)
-        pendingNumbers.append(number)
+        pending.append(.decided(line, number: number))
     }
 
     /// Whether the batch is full.
-    var isFull: Bool { pendingNumbers.count >= limit }
+    var isFull: Bool { pending.count >= limit }
 
-    /// Commits the batch and prints its lines. When the commit fails, each of its lines is
-    /// replaced by an error naming its input line (nothing of the batch was remembered); returns
-    /// how many lines that was.
+    /// Decides the batch's notifications, commits what they changed and prints the batch's lines.
+    /// When the commit fails, each of its lines is replaced by an error naming its input line
+    /// (nothing of the batch was remembered). Returns how many of the lines printed are errors
+    /// because their notification could not be decided or committed.
     mutating func commit(errorLine: (Int, String) -> [UInt8]) -> Int {
+        guard !pending.isEmpty else { return 0 }
+        // Taken out of `printed` for the batch: `decideAll` reads the rest of self meanwhile.
+        var output: [UInt8] = []
+        swap(&output, &printed)
+        defer {
+            output.removeAll(keepingCapacity: true)
+            swap(&output, &printed)
+        }
         var failed = 0
+        var began = false
         do {
-            if batchOpen {
-                batchOpen = false
-                try store.commitBatch()
+            try store.batch {
+                began = true
+                failed = decideAll(into: &output)
             }
-            Output.writeRaw(pending)
+            Output.writeRaw(output)
+        } catch where !began {
+            // No batch could be begun: each write commits on its own (and reports its own error).
+            failed = decideAll(into: &output)
+            Output.writeRaw(output)
         } catch {
-            for number in pendingNumbers { Output.write(errorLine(number, "\(error)")) }
-            failed = pendingNumbers.count
+            for line in pending { Output.write(errorLine(line.number, "\(error)")) }
+            failed = pending.count
         }
         pending.removeAll(keepingCapacity: true)
-        pendingNumbers.removeAll(keepingCapacity: true)
+        return failed
+    }
+
+    /// Appends every pending line to `output`, deciding those to decide; returns how many of them
+    /// were decided as errors.
+    private func decideAll(into output: inout [UInt8]) -> Int {
+        var failed = 0
+        for line in pending {
+            switch line {
+            case .toDecide(let envelope, let number):
+                if !decide(envelope, number, &output) { failed += 1 }
+            case .decided(let bytes, _):
+                output.append(contentsOf: bytes)
+            }
+            output.append(10)
+        }
         return failed
     }
 }

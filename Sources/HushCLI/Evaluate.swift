@@ -37,18 +37,26 @@ struct Evaluate: ParsableCommand {
         let explain = self.explain
         var invalid = 0
         var writer = JSONWriter(capacity: 1024)
-        var output = AcknowledgedOutput(store: store)
-        let evaluateOne: (Int, Result<Envelope, LineError>) -> Void = { number, decoded in
+        // Decides a notification inside its batch (see AcknowledgedOutput).
+        var output = AcknowledgedOutput(store: store) { envelope, number, printed in
             writer.bytes.removeAll(keepingCapacity: true)
-            output.prepare()
             do {
-                let envelope = try decoded.mapError(\.reason).get()
                 let decision = try session.evaluate(envelope, context: context, explain: explain)
                 decision.write(to: &writer)
-                output.add(writer.bytes, number: number)
+                printed.append(contentsOf: writer.bytes)
+                return true
             } catch {
+                printed.append(contentsOf: errorLine(number, "\(error)"))
+                return false
+            }
+        }
+        let evaluateOne: (Int, Result<Envelope, LineError>) -> Void = { number, decoded in
+            switch decoded {
+            case .success(let envelope):
+                output.add(envelope, number: number)
+            case .failure(let error):
                 invalid += 1
-                output.add(errorLine(number, "\(error)"), number: number)
+                output.add(errorLine(number, "\(error.reason)"), number: number)
             }
             if output.isFull { invalid += output.commit(errorLine: errorLine) }
         }

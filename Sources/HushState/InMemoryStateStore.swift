@@ -1,22 +1,17 @@
 import Foundation
-package import HushCore
+public import HushCore
 
 /// State in memory: for tests and `--ephemeral`. Not thread-safe: one owner at a time.
 ///
 /// Everything is kept per user, so one user's reads never scan another's state. Like
-/// `SQLiteStateStore`, the store forgets on its own: delivered notifications, arrivals and calls
-/// older than `retentionDays` (relative to the newest date applied for the user, never beyond
-/// tomorrow's wall clock) are pruned now and then, interactions after the suggestion window, so a
-/// long run's memory stays flat. Calls, arrivals and interactions are kept in arrival order and,
+/// `SQLiteStateStore`, and by the same rules (`RetentionPolicy`), the store forgets on its own, so
+/// a long run's memory stays flat. Calls, arrivals and interactions are kept in arrival order and,
 /// while that order is also time order (the usual case), read with a binary search. Each group
 /// keeps its members in order and a `GroupDigest` of them, updated as members join.
 public final class InMemoryStateStore: StateStore {
     /// How many days delivered notifications, arrivals and calls are kept.
     public let retentionDays: Double
-    private let retentionSeconds: Double
-    private let interactionRetentionSeconds: Double
-    private let pruneEvery: Int
-    private let pruneInterval: Double
+    let retention: RetentionPolicy
 
     // The store has one owner at a time (not thread-safe), so the run-time exclusivity checks of
     // these hot properties are left out.
@@ -25,25 +20,31 @@ public final class InMemoryStateStore: StateStore {
     /// same user's state several times.
     @exclusivity(unchecked) private var lastUser: String?
     @exclusivity(unchecked) private var lastState: UserState?
+    /// The place the next notification new to a queue takes.
+    private var nextQueuePlace = 0
 
     /// An empty store that keeps delivered notifications, arrivals and calls 7 days.
     public init() {
-        self.retentionDays = 7
-        retentionSeconds = self.retentionDays * 86400
-        interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
-        pruneEvery = 1000
-        pruneInterval = min(86400, retentionSeconds)
+        retentionDays = RetentionPolicy.defaultDays
+        retention = .standard
     }
 
     /// An empty store.
     /// - Parameter retentionDays: how long delivered notifications, arrivals and calls are kept
     ///   (relative to the newest date applied for the user), as `SQLiteStateStore` does.
-    public init(retentionDays: Double) {
-        self.retentionDays = retentionDays > 0 ? retentionDays : 7
-        retentionSeconds = self.retentionDays * 86400
-        interactionRetentionSeconds = max(Suggestions.windowSeconds, retentionSeconds)
-        pruneEvery = 1000
-        pruneInterval = min(86400, retentionSeconds)
+    /// - Throws: `HushError` `state_unusable` when it is not a positive number of days, as
+    ///   `SQLiteStateStore` does.
+    public convenience init(retentionDays: Double) throws(HushError) {
+        do {
+            try self.init(retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
+        } catch {
+            throw HushError(code: .stateUnusable, message: error.description)
+        }
+    }
+
+    init(retentionDays: Double, pruneEvery: Int) throws(RetentionError) {
+        self.retentionDays = retentionDays
+        retention = try RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
     }
 
     // MARK: per user
@@ -63,6 +64,12 @@ public final class InMemoryStateStore: StateStore {
         init(_ n: StoredNotification) { self.n = n }
     }
 
+    /// A queued notification and its place in the queue (`SummaryQueue` breaks ties by it).
+    private struct Queued {
+        let entry: Entry
+        let place: Int
+    }
+
     private final class Group {
         /// Oldest first.
         @exclusivity(unchecked) var members: [Entry] = []
@@ -73,17 +80,14 @@ public final class InMemoryStateStore: StateStore {
     private final class UserState {
         @exclusivity(unchecked) var delivered: [Key: Entry] = [:]
         @exclusivity(unchecked) var groups: [String: Group] = [:]
-        @exclusivity(unchecked) var queue: [Key: Entry] = [:]
+        @exclusivity(unchecked) var queue: [Key: Queued] = [:]
         /// No queued notification is due before this (a lower bound; exact after a take).
         @exclusivity(unchecked) var nextDue = Double.infinity
         @exclusivity(unchecked) var calls = ArrivalList<CallRecord>()
         @exclusivity(unchecked) var arrivals = ArrivalList<Entry>()
         @exclusivity(unchecked) var interactions = ArrivalList<Interaction>()
         @exclusivity(unchecked) var manual: ManualFocus?
-        // Retention bookkeeping, as in SQLiteStateStore.
-        @exclusivity(unchecked) var newest = -Double.infinity
-        @exclusivity(unchecked) var prunedThrough: Double?
-        @exclusivity(unchecked) var appliesSincePrune = 0
+        @exclusivity(unchecked) var retention = RetentionBookEntry()
     }
 
     private func state(_ user: String) -> UserState? {
@@ -103,7 +107,7 @@ public final class InMemoryStateStore: StateStore {
         return created
     }
 
-    // MARK: reading (nothing here can fail: no read throws)
+    // MARK: reading
 
     package func delivered(user: String, app: String, id: String) -> StoredNotification? {
         state(user)?.delivered[Key(app: app, id: id)]?.n
@@ -111,7 +115,7 @@ public final class InMemoryStateStore: StateStore {
 
     package func queued(user: String, app: String, id: String) -> StoredNotification? {
         guard let s = state(user), !s.queue.isEmpty else { return nil }
-        return s.queue[Key(app: app, id: id)]?.n
+        return s.queue[Key(app: app, id: id)]?.entry.n
     }
 
     package func groupMembers(user: String, groupID: String) -> [StoredNotification] {
@@ -141,56 +145,69 @@ public final class InMemoryStateStore: StateStore {
     }
 
     package func queuedNotifications(user: String) -> [StoredNotification] {
-        (state(user)?.queue.values.map(\.n) ?? []).sorted { ($0.summaryAt ?? 0, $0.date) < ($1.summaryAt ?? 0, $1.date) }
+        guard let s = state(user) else { return [] }
+        return SummaryQueue.listed(queueInOrder(s))
+    }
+
+    /// The user's queue in queue order.
+    private func queueInOrder(_ s: UserState) -> [StoredNotification] {
+        s.queue.values.sorted { $0.place < $1.place }.map(\.entry.n)
     }
 
     // MARK: writing
 
     package func apply(_ changes: [StateChange]) {
         guard !changes.isEmpty else { return }
-        // A date far in the future (a bad clock, a typo) must not prune everything real.
-        let ceiling = Date().timeIntervalSince1970 + 86400
+        var touched = RetentionPolicy.TouchedUsers()
         for change in changes {
             switch change {
             case .deliver(let n):
                 let s = makeState(n.user)
                 deliver(n, in: s)
-                noteApplied(s, date: n.date, ceiling: ceiling)
+                touched.note(n.user, date: n.date)
             case .enqueue(let n):
                 let s = makeState(n.user)
                 let entry = Entry(n)
-                s.queue[Key(app: n.app, id: n.id)] = entry
-                s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
+                enqueue(entry, in: s)
                 s.arrivals.append(entry, date: n.date)
-                noteApplied(s, date: n.date, ceiling: ceiling)
+                touched.note(n.user, date: n.date)
             case .replace(let n, let queued):
                 let s = makeState(n.user)
                 if queued {
-                    s.queue[Key(app: n.app, id: n.id)] = Entry(n)
-                    s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
+                    enqueue(Entry(n), in: s)
                 } else {
                     deliver(n, in: s, arrival: false)
                 }
-                noteApplied(s, date: n.date, ceiling: ceiling)
+                touched.note(n.user, date: n.date)
             case .dequeue(let user, let app, let id):
-                if let s = state(user) {
-                    s.queue[Key(app: app, id: id)] = nil
-                    noteApplied(s, date: -.infinity, ceiling: ceiling)
-                }
+                state(user)?.queue[Key(app: app, id: id)] = nil
+                touched.note(user, date: -.infinity)
             case .withdraw(let user, let app, let id):
-                if let s = state(user) {
-                    withdraw(Key(app: app, id: id), in: s)
-                    noteApplied(s, date: -.infinity, ceiling: ceiling)
-                }
+                if let s = state(user) { withdraw(Key(app: app, id: id), in: s) }
+                touched.note(user, date: -.infinity)
             case .recordCall(let call):
-                let s = makeState(call.user)
-                s.calls.append(call, date: call.date)
-                noteApplied(s, date: call.date, ceiling: ceiling)
+                makeState(call.user).calls.append(call, date: call.date)
+                touched.note(call.user, date: call.date)
             }
         }
-        for change in changes {
-            if let s = state(change.user) { pruneIfDue(s) }
+        touched.forEach { user, newest in
+            // A user with no state (a dequeue of nothing) has nothing to prune.
+            guard let s = state(user), let cutoffs = retention.noteApply(&s.retention, newest: newest) else { return }
+            prune(s, before: cutoffs.notifications)
+            s.interactions.removeOlder(than: cutoffs.interactions)
         }
+    }
+
+    /// Adds to the queue, or replaces the queued notification with the same key in its place.
+    private func enqueue(_ entry: Entry, in s: UserState) {
+        let key = Key(app: entry.n.app, id: entry.n.id)
+        // One lookup for a notification new to the queue, the usual case.
+        if let old = s.queue.updateValue(Queued(entry: entry, place: nextQueuePlace), forKey: key) {
+            s.queue[key] = Queued(entry: entry, place: old.place)
+        } else {
+            nextQueuePlace += 1
+        }
+        s.nextDue = min(s.nextDue, entry.n.summaryAt ?? .infinity)
     }
 
     /// Removes a delivered or queued notification; its group shrinks (and goes when empty).
@@ -241,27 +258,10 @@ public final class InMemoryStateStore: StateStore {
 
     package func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
-        var batches: [Double: [StoredNotification]] = [:]
-        var next = Double.infinity
-        var due: [Key] = []
-        for (key, entry) in s.queue {
-            let n = entry.n
-            let at = n.summaryAt ?? .infinity
-            if at <= t {
-                batches[at, default: []].append(n)
-                due.append(key)
-            } else {
-                next = min(next, at)
-            }
-        }
-        for key in due { s.queue[key] = nil }
-        s.nextDue = next
-        return batches.keys.sorted().map { at in
-            let all = batches[at]!
-            let dropped = all.filter { ($0.expiration ?? .infinity) < at }.sorted { $0.date < $1.date }
-            let shown = all.filter { ($0.expiration ?? .infinity) >= at }.sorted(by: SummaryBatch.presentationOrder)
-            return SummaryBatch(user: user, at: at, notifications: shown, dropped: dropped)
-        }
+        let batches = SummaryQueue.dueBatches(of: queueInOrder(s), user: user, upTo: t)
+        s.queue = s.queue.filter { !SummaryQueue.isDue($0.value.entry.n, upTo: t) }
+        s.nextDue = s.queue.values.lazy.compactMap(\.entry.n.summaryAt).min() ?? .infinity
+        return batches
     }
 
     package func setManualFocus(user: String, _ focus: ManualFocus?) { makeState(user).manual = focus }
@@ -275,22 +275,6 @@ public final class InMemoryStateStore: StateStore {
     }
 
     // MARK: retention
-
-    private func noteApplied(_ s: UserState, date: Double, ceiling: Double) {
-        s.appliesSincePrune += 1
-        guard date.isFinite else { return }
-        s.newest = max(s.newest, min(date, ceiling))
-    }
-
-    private func pruneIfDue(_ s: UserState) {
-        guard s.newest.isFinite else { return }
-        let due = s.appliesSincePrune >= pruneEvery || s.prunedThrough.map { s.newest - $0 >= pruneInterval } ?? true
-        guard due else { return }
-        prune(s, before: s.newest - retentionSeconds)
-        s.interactions.removeOlder(than: s.newest - interactionRetentionSeconds)
-        s.prunedThrough = s.newest
-        s.appliesSincePrune = 0
-    }
 
     private func prune(_ s: UserState, before t: Double) {
         var touched: Set<String> = []

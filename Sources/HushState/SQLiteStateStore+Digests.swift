@@ -21,8 +21,9 @@ struct DigestCache {
     private(set) var entries: [Key: GroupDigest] = [:]
     /// The `data_version` the entries were made at.
     var dataVersion: Int64?
-    /// Checked since the open batch began (no other connection can commit during a batch).
-    var checkedInBatch = false
+    /// Checked since the write in progress began: no other connection can commit while this one
+    /// holds the write lock, so a batch checks once.
+    var checkedWhileWriting = false
 
     subscript(user: String, group: String) -> GroupDigest? {
         entries[Key(user: user, group: group)]
@@ -54,13 +55,12 @@ struct DigestCache {
     mutating func clear() {
         entries.removeAll()
         dataVersion = nil
-        checkedInBatch = false
+        checkedWhileWriting = false
     }
 }
 
 extension SQLiteStateStore {
     static let selectDataVersion = "PRAGMA data_version"
-    static let selectDeliveredGroup = "SELECT group_id FROM delivered WHERE user = ? AND app = ? AND id = ?"
 
     package func groupDigest(user: String, groupID: String) throws -> GroupDigest? {
         try read("read a group") { db in
@@ -74,28 +74,21 @@ extension SQLiteStateStore {
 
     /// Drops every digest when another connection has committed since they were made.
     func dropDigestsIfOthersCommitted(_ db: Database) throws {
-        if batchIsOpen && digestCache.checkedInBatch { return }
-        var version: Int64 = 0
-        try forEachRawRow(db, sql: Self.selectDataVersion, []) { row in version = row.integer(0) ?? 0 }
+        if isWriting && digestCache.checkedWhileWriting { return }
+        let version = try fetchInteger(db, sql: Self.selectDataVersion, []) ?? 0
         if digestCache.dataVersion != version {
             digestCache.clear()
             digestCache.dataVersion = version
         }
-        digestCache.checkedInBatch = batchIsOpen
+        digestCache.checkedWhileWriting = isWriting
     }
 
     /// Before `n` is written to the delivered list: keeps the digests of its groups right.
     func updateDigests(delivering n: StoredNotification, in db: Database) throws {
         guard !digestCache.entries.isEmpty else { return }
-        var found = false
-        var previousGroup: String?
-        try forEachRawRow(db, sql: Self.selectDeliveredGroup, [.text(n.user), .text(n.app), .text(n.id)]) { row in
-            found = true
-            previousGroup = row.text(0)
-        }
-        if found {
+        if let previous = try deliveredGroup(user: n.user, app: n.app, id: n.id, in: db) {
             // Replaced in place or moved: rebuilt from the members when next asked for.
-            if let previousGroup { digestCache.drop(user: n.user, group: previousGroup) }
+            if let previousGroup = previous.groupID { digestCache.drop(user: n.user, group: previousGroup) }
             if let group = n.groupID { digestCache.drop(user: n.user, group: group) }
         } else if let group = n.groupID {
             digestCache.add(n, group: group)
@@ -105,8 +98,14 @@ extension SQLiteStateStore {
     /// Before the delivered notification with this key is removed: drops its group's digest.
     func dropDigest(user: String, app: String, id: String, in db: Database) throws {
         guard !digestCache.entries.isEmpty else { return }
-        try forEachRawRow(db, sql: Self.selectDeliveredGroup, [.text(user), .text(app), .text(id)]) { row in
-            if let group = row.text(0) { digestCache.drop(user: user, group: group) }
+        if let group = try deliveredGroup(user: user, app: app, id: id, in: db)?.groupID {
+            digestCache.drop(user: user, group: group)
         }
+    }
+
+    /// The group of the delivered notification with this key; nil: none is delivered.
+    private func deliveredGroup(user: String, app: String, id: String, in db: Database) throws -> DeliveredGroupMembership? {
+        try fetchOne(DeliveredGroupMembership.self, db, sql: Self.selectDeliveredGroup,
+                     [user.databaseValue, app.databaseValue, id.databaseValue])
     }
 }

@@ -25,7 +25,7 @@ extension SQLiteStateStore {
             case .cannotOpen(let path, let reason):
                 "cannot open the state file \(path): \(reason)"
             case .invalidRetention(let path, let days):
-                "state file \(path): retention must be a positive number of days, got \(days)"
+                "state file \(path): \(RetentionError(days: days))"
             case .failed(let path, let action, let reason):
                 "state file \(path): could not \(action): \(reason)"
             }
@@ -36,7 +36,7 @@ extension SQLiteStateStore {
 }
 
 extension HushError {
-    /// A state store's error as the public API reports it: a failed read or write is
+    /// A state store's error as the package API reports it: a failed read or write is
     /// `state_failed`, anything that stops the store being used at all is `state_unusable`.
     package init(state error: any Swift.Error) {
         switch error {

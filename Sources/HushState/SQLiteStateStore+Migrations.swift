@@ -16,8 +16,8 @@ extension SQLiteStateStore {
         return migrator
     }()
 
-    /// Every table is keyed by user. The notification tables share one column set (see
-    /// `StoredNotification+SQLite.swift`); `seq` is the insertion sequence, an alias of the rowid
+    /// Every table is keyed by user. The notification tables share one column set (read and
+    /// written through `NotificationColumn`, `StateRecords.swift`); `seq` is the insertion sequence, an alias of the rowid
     /// (so VACUUM keeps it), and (user, app, id) is the notification's key, the conflict target of
     /// the upserts.
     private static func createSchemaV1(_ db: Database) throws {

@@ -16,8 +16,6 @@ extension SQLiteStateStore {
         config.label = "Hush state"
         config.busyMode = .timeout(busyTimeout)
         config.foreignKeysEnabled = true
-        // A batch (`beginBatch` … `commitBatch`) is one transaction over many accesses.
-        config.allowsUnsafeTransactions = true
         // WAL is switched on below, once the file is known to be ours: GRDB's `.wal` would
         // convert (write to) a file before we could refuse it.
         config.journalMode = .default

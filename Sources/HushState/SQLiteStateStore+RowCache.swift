@@ -29,26 +29,20 @@ extension SQLiteStateStore {
     /// The members of a group, oldest first: (seq, rev) from the covering index, then each row
     /// from the cache, or decoded and cached.
     func cachedGroupMembers(_ db: Database, user: String, groupID: String) throws -> [StoredNotification] {
-        var keys: [(seq: Int64, rev: Int64)] = []
-        try forEachRawRow(db, sql: Self.selectGroupKeys, [.text(user), .text(groupID)]) { row in
-            keys.append((try row.required(row.integer(0), 0), try row.required(row.integer(1), 1)))
-        }
-
+        let versions = try fetchAll(DeliveredRowVersion.self, db, sql: Self.selectGroupVersions,
+                                    [user.databaseValue, groupID.databaseValue])
         var members: [StoredNotification] = []
-        members.reserveCapacity(keys.count)
-        for key in keys {
-            if let cached = rowCache[key.seq, key.rev] {
+        members.reserveCapacity(versions.count)
+        for version in versions {
+            if let cached = rowCache[version.seq, version.rev] {
                 members.append(cached)
                 continue
             }
-            var found: (n: StoredNotification, rev: Int64)?
-            try forEachRawRow(db, sql: Self.selectDeliveredBySeq, [.integer(key.seq)]) { row in
-                let column = Int32(StoredNotification.sqlColumnCount)
-                found = (try StoredNotification(rawRow: row), try row.required(row.integer(column), column))
-            }
-            guard let (n, rev) = found else { continue }  // deleted since the scan
+            guard let row = try fetchOne(DeliveredRow.self, db, sql: Self.selectDeliveredBySeq, [version.seq.databaseValue])
+            else { continue }  // deleted since the scan
+            let n = row.notification
             guard n.user == user, n.groupID == groupID else { continue }  // moved since the scan
-            rowCache.insert(n, seq: key.seq, rev: rev)
+            rowCache.insert(n, seq: row.seq, rev: row.rev)
             members.append(n)
         }
         return members

@@ -8,14 +8,18 @@ public import HushCore
 ///   statements, and a pool's reader connections would only add a hop per read. Other processes
 ///   (another `hush`) open their own connection; WAL lets them read while one writes, and the
 ///   5 s busy timeout plus `BEGIN IMMEDIATE` make concurrent writers wait rather than fail.
-/// - Every write is one transaction: `apply` (one evaluation), `takeDueSummaries` (select and
-///   delete), `deliverDueSummaries` (select, delete and deliver), `addInteractions` (one call),
-///   `setManualFocus`, `prune`. A committed transaction survives the process being killed (WAL,
-///   `synchronous=NORMAL`). Inside a batch (`beginBatch` … `commitBatch`, which `hush eval`
-///   uses for up to 1000 lines) each write is a savepoint of the batch's one transaction instead.
+/// - Every write is one transaction, inside GRDB's `write {}`: `apply` (one evaluation),
+///   `takeDueSummaries` (select and delete), `deliverDueSummaries` (select, delete and deliver),
+///   `addInteractions` (one call), `setManualFocus`, `prune`. A committed transaction survives the
+///   process being killed (WAL, `synchronous=NORMAL`). Inside a batch (`batch { … }`, which
+///   `hush eval` uses for up to 1000 lines) each write is a savepoint of the batch's one
+///   transaction instead. GRDB's accesses are not reentrant: while a transaction is open, every
+///   read and write of the store uses its connection (`writingDatabase`).
 /// - A read that fails throws (`Error.failed`, naming the file and what it read): an evaluation
 ///   never goes on as if state were empty.
-/// - Hot reads use prepared statements cached per connection; group members come from an
+/// - Each table has a GRDB record (`StateRecords.swift`). The hot reads and writes are prepared
+///   statements cached per connection, stepped and decoded into those records without GRDB's
+///   cursors (`SQLiteStateStore+RawRows.swift`: twice as fast); group members come from an
 ///   index-only scan plus a cache of decoded rows (`SQLiteStateStore+RowCache.swift`).
 ///
 /// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
@@ -30,19 +34,20 @@ public final class SQLiteStateStore: StateStore {
     var retentionBook: [String: RetentionBookEntry] = [:]
     /// Delivered rows already decoded, by seq (see `SQLiteStateStore+RowCache.swift`).
     var rowCache = RowCache()
-    private var deferredError: Error?
-    /// A batch transaction is open (`beginBatch`): writes are savepoints inside it.
-    private var batchOpen = false
-    var batchIsOpen: Bool { batchOpen }
+    /// The connection of the transaction in progress (a batch, or one write), while its closure
+    /// runs: reads and writes made meanwhile (all of a batch's, a summary's `recording` closure)
+    /// use it, as GRDB's accesses are not reentrant; writes become savepoints of it.
+    private var writingDatabase: Database?
+    var isWriting: Bool { writingDatabase != nil }
     /// Group digests (see `SQLiteStateStore+Digests.swift`).
     var digestCache = DigestCache()
 
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
     ///   relative to the newest date a user's evaluations saw, are pruned automatically.
-    /// - Throws: ``HushError`` with code `state_unusable` when the file cannot be used (its folder
-    ///   cannot be made, it is not a Hush state file, a newer Hush wrote it, the retention is not
-    ///   positive); the file is then left as it was.
+    /// - Throws: `HushError` with code `state_unusable` when the file cannot be used (its folder
+    ///   cannot be made, it is not a Hush state file, a newer Hush wrote it, the retention is not a
+    ///   positive number of days); the file is then left as it was.
     public convenience init(path: String, retentionDays: Double = 7) throws(HushError) {
         do {
             try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
@@ -52,21 +57,30 @@ public final class SQLiteStateStore: StateStore {
     }
 
     init(path: String, retentionDays: Double, pruneEvery: Int) throws {
-        guard retentionDays > 0 else { throw Error.invalidRetention(path: path, days: retentionDays) }
+        do {
+            retention = try RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
+        } catch {
+            throw Error.invalidRetention(path: path, days: retentionDays)
+        }
         self.path = path
         self.retentionDays = retentionDays
-        self.retention = RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
         self.dbQueue = try Self.openDatabase(path: path)
     }
 
     // MARK: - Reading
 
     package func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
-        try notification(sql: Self.selectDelivered, [.text(user), .text(app), .text(id)])
+        try read("read a notification") { db in
+            try fetchOne(DeliveredRow.self, db, sql: Self.selectDelivered, [user.databaseValue, app.databaseValue, id.databaseValue])?
+                .notification
+        }
     }
 
     package func queued(user: String, app: String, id: String) throws -> StoredNotification? {
-        try notification(sql: Self.selectQueued, [.text(user), .text(app), .text(id)])
+        try read("read a notification") { db in
+            try fetchOne(QueueRow.self, db, sql: Self.selectQueued, [user.databaseValue, app.databaseValue, id.databaseValue])?
+                .notification
+        }
     }
 
     package func groupMembers(user: String, groupID: String) throws -> [StoredNotification] {
@@ -75,49 +89,39 @@ public final class SQLiteStateStore: StateStore {
 
     package func calls(user: String, since: Double) throws -> [CallRecord] {
         try read("read calls") { db in
-            var calls: [CallRecord] = []
-            try forEachRawRow(db, sql: Self.selectCalls, [.text(user), .real(since)]) { row in
-                calls.append(CallRecord(user: user, date: try row.required(row.real(0), 0), app: try row.required(row.text(1), 1),
-                                        caller: try PersonJSON.decodePerson(row.required(row.text(2), 2))))
-            }
-            return calls
+            try fetchAll(CallRow.self, db, sql: Self.selectCalls, [user.databaseValue, since.databaseValue]).map(\.call)
         }
     }
 
     package func manualFocus(user: String) throws -> ManualFocus? {
         try read("read the manual focus") { db in
-            var focus: ManualFocus?
-            try forEachRawRow(db, sql: Self.selectManualFocus, [.text(user)]) { row in
-                focus = ManualFocus(name: row.text(0), since: try row.required(row.real(1), 1), until: row.real(2))
-            }
-            return focus
+            try fetchOne(ManualFocusRow.self, db, sql: Self.selectManualFocus, [user.databaseValue])?.focus
         }
     }
 
     package func recent(user: String, since: Double) throws -> [StoredNotification] {
-        try notifications(sql: Self.selectRecent, [.text(user), .real(since)], action: "read recent notifications")
+        try read("read recent notifications") { db in
+            try fetchAll(ArrivalRow.self, db, sql: Self.selectRecent, [user.databaseValue, since.databaseValue]).map(\.notification)
+        }
     }
 
+    /// Read by `hush suggest` only: GRDB's query interface is fast enough.
     package func interactions(user: String, since: Double) throws -> [Interaction] {
         try read("read interactions") { db in
-            var interactions: [Interaction] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectInteractions), arguments: [user, since])
-            while let row = try rows.next() {
-                let direction: String = try row.decode(atIndex: 1), kind: String = try row.decode(atIndex: 2)
-                guard let d = Interaction.Direction(rawValue: direction), let k = Communication.Kind(rawValue: kind) else {
-                    throw PersonJSON.DecodingError(description: "an interaction with an unknown direction \"\(direction)\" or kind \"\(kind)\"")
-                }
-                interactions.append(Interaction(user: user, date: try row.decode(atIndex: 0), direction: d, kind: k,
-                                                app: try row.decode(atIndex: 3),
-                                                people: try PersonJSON.decodePeople(row.decode(atIndex: 4)),
-                                                group: try row.decode(atIndex: 5)))
-            }
-            return interactions
+            typealias C = InteractionRow.Columns
+            return try InteractionRow.filter(C.user == user && C.date >= since).order(C.seq).fetchAll(db).map(\.interaction)
         }
     }
 
     package func queuedNotifications(user: String) throws -> [StoredNotification] {
-        try notifications(sql: Self.selectQueue, [.text(user)], action: "read the summary queue")
+        try read("read the summary queue") { db in
+            SummaryQueue.listed(try queue(db, user: user).map(\.notification))
+        }
+    }
+
+    /// The user's queue in queue order (`seq`: a replaced notification keeps its row).
+    private func queue(_ db: Database, user: String) throws -> [QueueRow] {
+        try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue])
     }
 
     // MARK: - Writing
@@ -135,30 +139,30 @@ public final class SQLiteStateStore: StateStore {
             switch change {
             case .deliver(let n):
                 try updateDigests(delivering: n, in: db)
-                let arguments = n.rawArguments
-                try executeRaw(db, sql: Self.upsertDelivered, arguments)
+                let values = n.columnValues
+                try execute(db, sql: Self.upsertDelivered, values)
                 // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil { try executeRaw(db, sql: Self.insertArrival, arguments) }
+                if n.summaryAt == nil { try execute(db, sql: Self.insertArrival, values) }
             case .enqueue(let n):
-                let arguments = n.rawArguments
-                try executeRaw(db, sql: Self.upsertQueued, arguments)
-                try executeRaw(db, sql: Self.insertArrival, arguments)
+                let values = n.columnValues
+                try execute(db, sql: Self.upsertQueued, values)
+                try execute(db, sql: Self.insertArrival, values)
             case .replace(let n, let queued):
                 if queued {
-                    try executeRaw(db, sql: Self.upsertQueued, n.rawArguments)
+                    try execute(db, sql: Self.upsertQueued, n.columnValues)
                 } else {
                     try updateDigests(delivering: n, in: db)
-                    try executeRaw(db, sql: Self.upsertDelivered, n.rawArguments)
+                    try execute(db, sql: Self.upsertDelivered, n.columnValues)
                 }
             case .dequeue(let user, let app, let id):
-                try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
+                try execute(db, sql: Self.deleteQueued, [user.databaseValue, app.databaseValue, id.databaseValue])
             case .withdraw(let user, let app, let id):
                 try dropDigest(user: user, app: app, id: id, in: db)
-                try executeRaw(db, sql: Self.deleteDelivered, [.text(user), .text(app), .text(id)])
-                try executeRaw(db, sql: Self.deleteQueued, [.text(user), .text(app), .text(id)])
+                let key = [user.databaseValue, app.databaseValue, id.databaseValue]
+                try execute(db, sql: Self.deleteDelivered, key)
+                try execute(db, sql: Self.deleteQueued, key)
             case .recordCall(let call):
-                try executeRaw(db, sql: Self.insertCall,
-                               [.text(call.user), .real(call.date), .text(call.app), .text(PersonJSON.encode(call.caller))])
+                try CallRow(call).insert(db)
             }
         }
         return try pruneAutomatically(db, after: changes)
@@ -194,40 +198,23 @@ public final class SQLiteStateStore: StateStore {
     }
 
     private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
-        var any = true
-        try forEachRawRow(db, sql: Self.selectAnyDue, [.text(user), .real(t)]) { row in any = row.integer(0) != 0 }
-        return any
+        try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
     }
 
-    /// Selects and deletes the due summaries inside the caller's transaction.
+    /// Takes the due summaries from the queue inside the caller's transaction.
     private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
-        var due: [(notification: StoredNotification, seq: Int64)] = []
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectDue), arguments: [user, t])
-        while let row = try rows.next() {
-            due.append((try StoredNotification(sqlRow: row), try row.decode(atIndex: StoredNotification.sqlColumnCount)))
-        }
-        if !due.isEmpty { try db.cachedStatement(sql: Self.deleteDue).execute(arguments: [user, t]) }
-        var batches: [Double: [(notification: StoredNotification, seq: Int64)]] = [:]
-        for entry in due { batches[entry.notification.summaryAt!, default: []].append(entry) }
-        return batches.keys.sorted().map { at in
-            let all = batches[at]!
-            let dropped = all.filter { ($0.notification.expiration ?? .infinity) < at }
-                .sorted { ($0.notification.date, $0.seq) < ($1.notification.date, $1.seq) }
-            let shown = all.filter { ($0.notification.expiration ?? .infinity) >= at }.sorted { a, b in
-                if SummaryBatch.presentationOrder(a.notification, b.notification) { return true }
-                if SummaryBatch.presentationOrder(b.notification, a.notification) { return false }
-                return a.seq < b.seq
-            }
-            return SummaryBatch(user: user, at: at, notifications: shown.map(\.notification), dropped: dropped.map(\.notification))
-        }
+        let queue = try queue(db, user: user)
+        let due = queue.filter { SummaryQueue.isDue($0.notification, upTo: t) }.map(\.seq)
+        for seq in due { try execute(db, sql: Self.deleteQueuedBySeq, [seq.databaseValue]) }
+        return SummaryQueue.dueBatches(of: queue.map(\.notification), user: user, upTo: t)
     }
 
     package func setManualFocus(user: String, _ focus: ManualFocus?) throws {
         try write("set the manual focus") { db in
             if let focus {
-                try db.cachedStatement(sql: Self.upsertManualFocus).execute(arguments: [user, focus.name, focus.since, focus.until])
+                try ManualFocusRow(user: user, focus: focus).upsert(db)
             } else {
-                try db.cachedStatement(sql: Self.deleteManualFocus).execute(arguments: [user])
+                try ManualFocusRow.deleteOne(db, key: user)
             }
         }
     }
@@ -236,86 +223,53 @@ public final class SQLiteStateStore: StateStore {
     package func addInteractions(_ interactions: [Interaction]) throws {
         guard !interactions.isEmpty else { return }
         try write("record interactions") { db in
-            let statement = try db.cachedStatement(sql: Self.insertInteraction)
-            for i in interactions {
-                try statement.execute(arguments: [i.user, i.date, i.direction.rawValue, i.kind.rawValue, i.app,
-                                                  PersonJSON.encode(i.people), i.group])
-            }
+            for interaction in interactions { try InteractionRow(interaction).insert(db) }
         }
     }
 
     package func prune(before t: Double) throws {
         digestCache.clear()
         try write("prune") { db in
-            try db.execute(sql: "DELETE FROM delivered WHERE date < ?", arguments: [t])
-            try db.execute(sql: "DELETE FROM arrivals WHERE date < ?", arguments: [t])
-            try db.execute(sql: "DELETE FROM calls WHERE date < ?", arguments: [t])
+            try DeliveredRow.filter(N.date < t).deleteAll(db)
+            try ArrivalRow.filter(N.date < t).deleteAll(db)
+            try CallRow.filter(CallRow.Columns.date < t).deleteAll(db)
         }
     }
 
     // MARK: - Transactions and errors
 
-    package func beginBatch() throws {
-        guard !batchOpen else { return }
-        if let error = deferredError {
-            deferredError = nil
-            throw error
-        }
-        do {
-            try dbQueue.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
-        } catch {
-            throw Error.failed(path: path, action: "begin a batch of writes", reason: "\(error)")
-        }
-        batchOpen = true
+    public func batch<T>(_ body: () -> T) throws(HushError) -> T {
+        do { return try runBatch(body) } catch { throw HushError(state: error) }
     }
 
-    package func commitBatch() throws {
-        guard batchOpen else { return }
-        batchOpen = false
-        digestCache.checkedInBatch = false
+    private func runBatch<T>(_ body: () -> T) throws -> T {
+        if isWriting { return body() }
+        var result: T?
+        var began = false
         do {
-            try dbQueue.writeWithoutTransaction { db in try db.commit() }
+            try dbQueue.write { db in
+                began = true
+                try writing(on: db) { _ in result = body() }
+            }
         } catch {
             digestCache.clear()
-            try? dbQueue.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } }
+            guard began else { throw Error.failed(path: path, action: "begin a batch of writes", reason: "\(error)") }
             // What the caches learnt from the undone writes is forgotten with them.
             rowCache = RowCache()
             retentionBook = [:]
             throw Error.failed(path: path, action: "commit a batch of writes", reason: "\(error)")
         }
+        return result!
     }
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a
-    /// concurrent writer in another process makes us wait (busy timeout) instead of failing.
+    /// Runs `body` in one transaction (GRDB's `write` begins it IMMEDIATE: the write lock is taken
+    /// up front, so a concurrent writer in another process makes us wait, for the busy timeout,
+    /// instead of failing), or in a savepoint of the one in progress.
     @discardableResult
     func write<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
-        if let error = deferredError {
-            deferredError = nil
-            throw error
-        }
         do {
-            return try dbQueue.writeWithoutTransaction { db in
-                var result: T?
-                if batchOpen {
-                    // A savepoint of the batch's transaction, with cached statements (GRDB's
-                    // inSavepoint compiles its SQL each time: a third of a write's cost).
-                    try executeRaw(db, sql: "SAVEPOINT hush_write", [])
-                    do {
-                        result = try body(db)
-                        try executeRaw(db, sql: "RELEASE hush_write", [])
-                    } catch {
-                        try? executeRaw(db, sql: "ROLLBACK TO hush_write", [])
-                        try? executeRaw(db, sql: "RELEASE hush_write", [])
-                        throw error
-                    }
-                } else {
-                    try db.inTransaction(.immediate) {
-                        result = try body(db)
-                        return .commit
-                    }
-                }
-                return result!
-            }
+            if let db = writingDatabase { return try inSavepoint(db, body) }
+            return try dbQueue.write { db in try writing(on: db, body) }
         } catch let error as Error {
             // What the digests learnt from the undone writes is forgotten with them.
             digestCache.clear()
@@ -326,30 +280,45 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Runs a read outside any explicit transaction (each statement is its own snapshot).
+    /// Runs `body` with `db`, the connection of the transaction just begun, as `writingDatabase`.
+    private func writing<T>(on db: Database, _ body: (Database) throws -> T) throws -> T {
+        writingDatabase = db
+        defer {
+            writingDatabase = nil
+            digestCache.checkedWhileWriting = false
+        }
+        return try body(db)
+    }
+
+    /// Runs `body` in a savepoint of the transaction in progress, undone alone when it throws.
+    /// The statements are cached (GRDB's `inSavepoint` compiles its SQL each time: a third of a
+    /// write's cost).
+    private func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        // A transaction SQLite rolled back on its own (disk full, I/O error) must not turn the
+        // savepoint into a transaction of its own, committed apart from the batch.
+        guard db.isInsideTransaction else {
+            throw RawSQLiteError(description: "the transaction of the batch was rolled back")
+        }
+        try execute(db, sql: "SAVEPOINT hush_write", [])
+        do {
+            let result = try body(db)
+            try execute(db, sql: "RELEASE hush_write", [])
+            return result
+        } catch {
+            try? execute(db, sql: "ROLLBACK TO hush_write", [])
+            try? execute(db, sql: "RELEASE hush_write", [])
+            throw error
+        }
+    }
+
+    /// Runs a read in the transaction in progress (it sees its writes), else outside any explicit
+    /// transaction (each statement is its own snapshot).
     func read<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         do {
+            if let db = writingDatabase { return try body(db) }
             return try dbQueue.unsafeRead(body)
         } catch {
             throw Error.failed(path: path, action: action, reason: "\(error)")
-        }
-    }
-
-    private func notification(sql: String, _ arguments: [RawArgument]) throws -> StoredNotification? {
-        try read("read a notification") { db in
-            var found: StoredNotification?
-            try forEachRawRow(db, sql: sql, arguments) { row in
-                if found == nil { found = try StoredNotification(rawRow: row) }
-            }
-            return found
-        }
-    }
-
-    private func notifications(sql: String, _ arguments: [RawArgument], action: String) throws -> [StoredNotification] {
-        try read(action) { db in
-            var result: [StoredNotification] = []
-            try forEachRawRow(db, sql: sql, arguments) { row in result.append(try StoredNotification(rawRow: row)) }
-            return result
         }
     }
 }

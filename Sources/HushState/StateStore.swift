@@ -17,20 +17,18 @@ package protocol StateStore: StateReading, AnyObject {
     func queuedNotifications(user: String) throws -> [StoredNotification]
     /// Forgets delivered notifications and calls older than an instant.
     func prune(before t: Double) throws
-    /// Starts a batch: the writes that follow are made durable together by `commitBatch()`, so a
-    /// stream of evaluations pays for one commit per batch instead of one per notification. Each
-    /// write inside stays all or nothing; none is durable (nor to be reported as done) before the
-    /// commit. Does nothing when a batch is open already.
-    func beginBatch() throws
-    /// Commits the open batch (nothing when none is open). When the commit fails, every write of
-    /// the batch is undone and the error thrown.
-    func commitBatch() throws
+    /// Runs `body` as one batch: the writes it makes are made durable together when it returns,
+    /// so a stream of evaluations pays for one commit per batch instead of one per notification.
+    /// Each write inside stays all or nothing on its own (a failed one is undone alone and throws
+    /// to `body`); none is durable, nor to be reported as done, before `batch` returns. Throws when
+    /// the batch cannot begin (`body` did not run: nothing happened) or commit (every write of the
+    /// batch is undone). Inside a batch, `body` joins it.
+    func batch<T>(_ body: () -> T) throws -> T
 }
 
 extension StateStore {
     /// A store whose writes are done as they are made (in memory) has nothing to batch.
-    package func beginBatch() throws {}
-    package func commitBatch() throws {}
+    package func batch<T>(_ body: () -> T) throws -> T { body() }
 
     /// Take, then apply: atomic for a store whose writes cannot fail halfway (in memory). A store
     /// with separate transactions must do both in one (see `SQLiteStateStore`).
@@ -39,28 +37,5 @@ extension StateStore {
         let batches = try takeDueSummaries(user: user, upTo: t)
         for batch in batches { try apply(changes(batch)) }
         return batches
-    }
-}
-
-/// The notifications of one scheduled summary, in presentation order, and those that expired.
-package struct SummaryBatch: Sendable, Hashable {
-    package var user: String
-    package var at: Double
-    package var notifications: [StoredNotification]
-    package var dropped: [StoredNotification]
-
-    package init(user: String, at: Double, notifications: [StoredNotification], dropped: [StoredNotification]) {
-        self.user = user
-        self.at = at
-        self.notifications = notifications
-        self.dropped = dropped
-    }
-
-    /// Relevance highest first (missing = 0), then those with media, then newest first.
-    package static func presentationOrder(_ a: StoredNotification, _ b: StoredNotification) -> Bool {
-        let ra = a.relevance ?? 0, rb = b.relevance ?? 0
-        if ra != rb { return ra > rb }
-        if a.hasMedia != b.hasMedia { return a.hasMedia }
-        return a.date > b.date
     }
 }

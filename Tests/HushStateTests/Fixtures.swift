@@ -36,3 +36,25 @@ final class ErrorBox: @unchecked Sendable {
     func add(_ error: any Error) { lock.withLock { errors.append("\(error)") } }
     var all: [String] { lock.withLock { errors } }
 }
+
+/// A batch's body cannot throw (each write inside reports its own error to it), and an XCTest
+/// assertion on a `try` would make it throw: these run a step inside one and record a failure
+/// when it throws, or does not.
+func expectNoThrow(_ step: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+    do { try step() } catch { XCTFail("threw \(error)", file: file, line: line) }
+}
+
+func expectThrow(_ step: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+    do {
+        try step()
+        XCTFail("did not throw", file: file, line: line)
+    } catch {}
+}
+
+/// A read inside a batch's closure, which cannot throw: a read that fails fails the test.
+func checked<T>(_ read: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> T? {
+    do { return try read() } catch {
+        XCTFail("the read failed: \(error)", file: file, line: line)
+        return nil
+    }
+}

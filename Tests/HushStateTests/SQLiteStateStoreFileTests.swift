@@ -1,4 +1,3 @@
-import HushJSON
 import Foundation
 import GRDB
 import HushCore
@@ -92,35 +91,56 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         let other = try DatabaseQueue(path: path)
         func othersCount() throws -> Int { try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") ?? -1 } }
 
-        try store.beginBatch()
-        try store.beginBatch() // already open: nothing happens
-        for i in 0..<10 { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) }
-        XCTAssertThrowsError(try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))]))
-        // The batch's own reads see its writes.
-        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").count, 10)
-        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "half"))
-        XCTAssertEqual(try othersCount(), 0, "nothing is visible before the commit")
-        try store.commitBatch()
-        XCTAssertEqual(try othersCount(), 10)
-        try store.commitBatch() // none open: nothing happens
+        try store.batch { () -> Void in
+            for i in 0..<10 { expectNoThrow { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) } }
+            expectThrow { try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))]) }
+            // The batch's own reads see its writes.
+            XCTAssertEqual(checked { try store.groupMembers(user: "u", groupID: "g").count }, 10)
+            XCTAssertNil(checked { try store.delivered(user: "u", app: "com.example.chat", id: "half") } ?? nil)
+            // A batch inside the batch joins it.
+            expectNoThrow { try store.batch { expectNoThrow { try store.apply([.deliver(note("nested", date: t0 + 50))]) } } }
+            XCTAssertEqual(try? othersCount(), 0, "nothing is visible before the commit")
+        }
+        XCTAssertEqual(try othersCount(), 11)
 
         // Without a batch, every write commits at once again.
         try store.apply([.deliver(note("after", date: t0 + 100))])
-        XCTAssertEqual(try othersCount(), 11)
+        XCTAssertEqual(try othersCount(), 12)
     }
 
-    /// A batch never committed (the process ends, is killed) leaves nothing behind.
-    func testABatchNotCommittedIsLost() throws {
+    /// A batch that cannot begin (another process holds the write lock past the busy timeout)
+    /// throws without running its body: nothing of it happened.
+    func testABatchThatCannotBeginRunsNothing() throws {
         let path = directory.path("state.sqlite")
-        do {
-            let store = try SQLiteStateStore(path: path)
-            try store.apply([.deliver(note("kept", date: t0))])
-            try store.beginBatch()
-            try store.apply([.deliver(note("lost", date: t0 + 1))])
+        let store = try SQLiteStateStore(path: path)
+        try store.dbQueue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA busy_timeout = 50") }
+        var ran = false
+        try DatabaseQueue(path: path).inTransaction(.immediate) { _ in
+            XCTAssertThrowsError(try store.batch { ran = true }) { error in
+                XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not begin a batch of writes: "), "\(error)")
+            }
+            return .commit
         }
-        let reopened = try SQLiteStateStore(path: path)
-        XCTAssertNotNil(try reopened.delivered(user: "u", app: "com.example.chat", id: "kept"))
-        XCTAssertNil(try reopened.delivered(user: "u", app: "com.example.chat", id: "lost"))
+        XCTAssertFalse(ran)
+        // The lock released, the store goes on.
+        try store.batch { expectNoThrow { try store.apply([.deliver(note("after"))]) } }
+        XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "after"))
+    }
+
+    /// While a write is open (here, delivering a summary), what its closure reads and writes goes
+    /// through the write's own connection: GRDB's accesses are not reentrant.
+    func testAWritesClosureReadsAndWritesThroughIt() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        try store.apply([.deliver(note("member", date: t0, group: "g")), .enqueue(note("q", date: t0, summaryAt: t0 + 60))])
+        let batches = try store.deliverDueSummaries(user: "u", upTo: t0 + 60) { batch in
+            XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["member"])
+            XCTAssertNil(try store.queued(user: "u", app: "com.example.chat", id: "q"), "taken in this transaction")
+            expectNoThrow { try store.apply([.deliver(note("inner", date: t0 + 1, group: "g"))]) }
+            return batch.notifications.map { .deliver($0) }
+        }
+        XCTAssertEqual(batches.count, 1)
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["member", "inner"])
+        XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "q"))
     }
 
     func testSchemaVersionIsRecorded() throws {
@@ -205,48 +225,20 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         }
     }
 
-    func testAFailedReadThrowsAtOnceNamingTheFileAndTheRead() throws {
+    func testFailedReadIsThrownByTheNextWrite() throws {
         let path = directory.path("state.sqlite")
         let store = try SQLiteStateStore(path: path)
         try store.apply([.recordCall(CallRecord(user: "u", date: t0, app: "p", caller: Person(handle: "x")))])
         try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE calls SET caller = 'not json'") }
 
-        XCTAssertThrowsError(try store.calls(user: "u", since: 0)) { error in
+        XCTAssertEqual(try store.calls(user: "u", since: 0), [])
+        XCTAssertThrowsError(try store.apply([.deliver(note("after a bad read"))])) { error in
             XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not read calls: "), "\(error)")
         }
-        // Nothing is left to fail a later write: the store goes on.
+        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "after a bad read"))
+        // Thrown once; the store goes on.
         try store.apply([.deliver(note("later"))])
         XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "later"))
-    }
-
-    /// A table dropped by another connection: deciding a call must read the calls (a repeated
-    /// call passes the focus), so the evaluation fails with the store's error instead of deciding
-    /// as if nobody had called.
-    func testAnEvaluationWhoseReadFailsThrowsTheStoresErrorInsteadOfDeciding() throws {
-        let path = directory.path("state.sqlite")
-        let store = try SQLiteStateStore(path: path)
-        let pipeline = Pipeline(policy: Policy(focuses: [FocusSettings(name: "Sleep", calls: .nobody, repeatedCalls: true)]))
-        let sleep = EvaluationContext(focus: .on("Sleep"))
-        func decideCall(at date: Double) throws -> Decision {
-            var call = try Envelope.decode(JSONParser.parse("""
-                {"app":"com.apple.phone","payload":{"aps":{"alert":"Ana"}},"communication":{"kind":"call","sender":{"handle":"+15550001"}}}
-                """), fallbackID: "call at \(date)")
-            call.date = date
-            let outcome = try pipeline.evaluate(call, now: date, context: sleep, state: store, rules: nil, clock: pipeline.defaultClock)
-            try store.apply(outcome.changes)
-            return outcome.decision
-        }
-        XCTAssertEqual(try decideCall(at: t0).delivery, .silenced)
-        XCTAssertEqual(try decideCall(at: t0 + 60).breakthrough, .repeatedCall)
-
-        try DatabaseQueue(path: path).write { try $0.execute(sql: "DROP TABLE calls") }
-        XCTAssertThrowsError(try decideCall(at: t0 + 120)) { error in
-            guard case .failed(path: path, action: "read calls", let reason)? = error as? SQLiteStateStore.Error else {
-                return XCTFail("\(error)")
-            }
-            XCTAssertTrue(reason.contains("no such table: calls"), reason)
-            XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not read calls: "), "\(error)")
-        }
     }
 
     func testPersonsRoundTripExactly() throws {

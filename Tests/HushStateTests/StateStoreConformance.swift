@@ -1,26 +1,36 @@
+import Foundation
 import HushCore
-import HushState
+@testable import HushState
 import XCTest
 
 /// The behaviour every `StateStore` shares, checked against `InMemoryStateStore` (the reference)
 /// and `SQLiteStateStore`, each test on a fresh store. A failure names the store.
 final class StateStoreConformanceTests: XCTestCase {
-    static let stores: [(name: String, make: @Sendable (TemporaryDirectory) throws -> any StateStore)] = [
-        ("InMemoryStateStore", { _ in InMemoryStateStore() }),
-        ("SQLiteStateStore", { try SQLiteStateStore(path: $0.path("state/hush.sqlite")) }),
+    /// Makes a store kept `retentionDays`, pruning a user at least every `pruneEvery` applies.
+    typealias Make = @Sendable (_ directory: TemporaryDirectory, _ retentionDays: Double, _ pruneEvery: Int) throws -> any StateStore
+
+    static let stores: [(name: String, make: Make)] = [
+        ("InMemoryStateStore", { _, days, every in try InMemoryStateStore(retentionDays: days, pruneEvery: every) }),
+        ("SQLiteStateStore", { try SQLiteStateStore(path: $0.path("state/hush.sqlite"), retentionDays: $1, pruneEvery: $2) }),
     ]
 
     private var currentStore: String?
+    private let day = 86400.0
 
     /// Runs `check` on a fresh store of every kind.
-    func forEachStore(_ check: (any StateStore) throws -> Void) throws {
+    func forEachStore(retentionDays: Double = 7, pruneEvery: Int = 1000, _ check: (any StateStore) throws -> Void) throws {
+        try forEachKind { directory, make in try check(make(directory, retentionDays, pruneEvery)) }
+    }
+
+    /// Runs `check` with each kind of store's maker and a fresh directory.
+    func forEachKind(_ check: (TemporaryDirectory, Make) throws -> Void) throws {
         for (name, make) in Self.stores {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             currentStore = name
             defer { currentStore = nil }
             do {
-                try check(make(directory))
+                try check(directory, make)
             } catch {
                 XCTFail("threw \(error)")
             }
@@ -39,6 +49,7 @@ final class StateStoreConformanceTests: XCTestCase {
     func testEnqueueReplaceAndDequeue() throws { try forEachStore(checkEnqueueReplaceAndDequeue) }
     func testQueuedNotificationsBySummaryThenDate() throws { try forEachStore(checkQueuedNotificationsBySummaryThenDate) }
     func testTakeDueSummariesInPresentationOrderAndDropsExpired() throws { try forEachStore(checkTakeDueSummariesInPresentationOrderAndDropsExpired) }
+    func testTiesInTheQueueKeepQueueOrder() throws { try forEachStore(checkTiesInTheQueueKeepQueueOrder) }
     func testCallsSinceOldestFirst() throws { try forEachStore(checkCallsSinceOldestFirst) }
     func testManualFocusSetReplaceAndClear() throws { try forEachStore(checkManualFocusSetReplaceAndClear) }
     func testInteractionsSince() throws { try forEachStore(checkInteractionsSince) }
@@ -47,6 +58,12 @@ final class StateStoreConformanceTests: XCTestCase {
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
+    func testABatchKeepsItsWritesAndJoinsAnOpenOne() throws { try forEachStore(checkABatchKeepsItsWritesAndJoinsAnOpenOne) }
+    func testARetentionThatIsNotPositiveIsRefused() throws { try forEachKind(checkARetentionThatIsNotPositiveIsRefused) }
+    func testPrunesOnItsOwnBehindTheNewestDate() throws { try forEachStore(retentionDays: 2, checkPrunesOnItsOwnBehindTheNewestDate) }
+    func testPrunesEveryNApplies() throws { try forEachStore(retentionDays: 1, pruneEvery: 10, checkPrunesEveryNApplies) }
+    func testUsersArePrunedAgainstTheirOwnNewestDate() throws { try forEachStore(retentionDays: 1, checkUsersArePrunedAgainstTheirOwnNewestDate) }
+    func testAFutureDateDoesNotPruneTheRealRows() throws { try forEachStore(checkAFutureDateDoesNotPruneTheRealRows) }
 
     // MARK: delivered list and groups
 
@@ -172,6 +189,23 @@ final class StateStoreConformanceTests: XCTestCase {
         XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.id), ["not-due"])
         XCTAssertEqual(try store.queuedNotifications(user: "v").map(\.id), ["other-user"])
         XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: at2 + 1).map { $0.notifications.map(\.id) }, [["not-due"]])
+    }
+
+    /// Notifications alike in everything the orders look at come in queue order: first enqueued
+    /// first, a replaced one in its place.
+    private func checkTiesInTheQueueKeepQueueOrder(_ store: any StateStore) throws {
+        let at = t0 + 3600
+        let ids = ["c", "a", "d", "b", "e"], expired = ["x-c", "x-a", "x-d", "x-b", "x-e"]
+        try store.apply(ids.map { .enqueue(note($0, date: t0, summaryAt: at)) })
+        try store.apply(expired.map { .enqueue(note($0, date: t0, expiration: t0 + 1, summaryAt: at)) })
+        try store.apply([.enqueue(note("a", date: t0, title: "replaced", summaryAt: at))])
+        try store.apply([.replace(note("d", date: t0, title: "replaced too", summaryAt: at), queued: true)])
+        XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.id), ids + expired)
+
+        let batches = try store.takeDueSummaries(user: "u", upTo: at)
+        XCTAssertEqual(batches.map { $0.notifications.map(\.id) }, [ids])
+        XCTAssertEqual(batches.map { $0.dropped.map(\.id) }, [expired])
+        XCTAssertEqual(batches.first?.notifications[1].title, "replaced")
     }
 
     // MARK: calls
@@ -307,6 +341,91 @@ final class StateStoreConformanceTests: XCTestCase {
         // The queue and interactions are not the delivered list: kept.
         XCTAssertNotNil(try store.queued(user: "u", app: "com.example.chat", id: "queued-old"))
         XCTAssertEqual(try store.interactions(user: "u", since: 0).count, 1)
+    }
+
+    // MARK: batches
+
+    private func checkABatchKeepsItsWritesAndJoinsAnOpenOne(_ store: any StateStore) throws {
+        let members = try store.batch { () -> [String] in
+            expectNoThrow { try store.apply([.deliver(note("a", date: t0, group: "g"))]) }
+            let inner = try? store.batch {
+                expectNoThrow { try store.apply([.deliver(note("b", date: t0 + 1, group: "g"))]) }
+                return 2
+            }
+            XCTAssertEqual(inner, 2)
+            return (try? store.groupMembers(user: "u", groupID: "g").map(\.id)) ?? ["(the group could not be read)"]
+        }
+        XCTAssertEqual(members, ["a", "b"], "a batch reads its own writes")
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "b"])
+        XCTAssertEqual(try store.batch { 42 }, 42, "an empty batch")
+    }
+
+    // MARK: retention
+
+    /// 0, a negative number or NaN is an error, not some other retention: whoever asked for it is told.
+    private func checkARetentionThatIsNotPositiveIsRefused(_ directory: TemporaryDirectory, _ make: Make) throws {
+        for days: Double in [0, -1, -.infinity, .nan] {
+            XCTAssertThrowsError(try make(directory, days, 1000), "\(days) days") { error in
+                XCTAssertTrue("\(error)".hasSuffix("retention must be a positive number of days, got \(days)"), "\(error)")
+            }
+        }
+        XCTAssertNoThrow(try make(directory, 0.5, 1000))
+        XCTAssertNoThrow(try make(directory, .infinity, 1000), "kept for ever")
+    }
+
+    /// Delivered notifications, arrivals and calls older than the retention behind the user's
+    /// newest date go; the queue stays, and interactions stay as long as suggestions look back.
+    private func checkPrunesOnItsOwnBehindTheNewestDate(_ store: any StateStore) throws {
+        let ana = Person(handle: "+1555")
+        try store.apply([.deliver(note("old", date: t0, group: "g")),
+                         .enqueue(note("queued", date: t0, summaryAt: t0 + 30 * day)),
+                         .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana))])
+        try store.addInteractions([
+            Interaction(user: "u", date: t0 - 100 * day, direction: .outgoing, kind: .call, people: [ana]),
+            Interaction(user: "u", date: t0 - 10 * day, direction: .outgoing, kind: .call, people: [ana]),
+        ])
+        try store.apply([.deliver(note("kept", date: t0 + 1 * day, group: "g"))])
+        XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "old"), "within the retention")
+
+        try store.apply([.deliver(note("new", date: t0 + 3 * day, group: "g"))])
+        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "old"))
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept", "new"])
+        XCTAssertEqual(try store.calls(user: "u", since: 0), [])
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["kept", "new"])
+        XCTAssertNotNil(try store.queued(user: "u", app: "com.example.chat", id: "queued"))
+        XCTAssertEqual(try store.interactions(user: "u", since: 0).map(\.date), [t0 - 10 * day])
+    }
+
+    /// Without a day passing, a user is pruned every `pruneEvery` applies that touch them.
+    private func checkPrunesEveryNApplies(_ store: any StateStore) throws {
+        func isDelivered(_ id: String) throws -> Bool { try store.delivered(user: "u", app: "com.example.chat", id: id) != nil }
+        try store.apply([.deliver(note("first", date: t0))])                // a new user: pruned at once
+        try store.apply([.deliver(note("old", date: t0 - 2 * day))])        // apply 1 since
+        for i in 2..<10 {
+            try store.apply([.deliver(note("x\(i)", date: t0 + Double(i))), .deliver(note("y\(i)", date: t0 + Double(i)))])
+            try store.apply([.deliver(note("other-user", user: "v", date: t0 + Double(i)))])
+            XCTAssertTrue(try isDelivered("old"), "pruned early, at apply \(i)")
+        }
+        try store.apply([.deliver(note("x10", date: t0 + 10))])             // apply 10: prune
+        XCTAssertFalse(try isDelivered("old"))
+        XCTAssertTrue(try isDelivered("first"))
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id).first, "first")
+    }
+
+    private func checkUsersArePrunedAgainstTheirOwnNewestDate(_ store: any StateStore) throws {
+        try store.apply([.deliver(note("b-old", user: "b", date: t0))])
+        try store.apply([.deliver(note("a", user: "a", date: t0 + 30 * day))])
+        try store.apply([.deliver(note("a", user: "a", date: t0 + 31 * day)), .deliver(note("b-new", user: "b", date: t0 + 1))])
+        XCTAssertNotNil(try store.delivered(user: "b", app: "com.example.chat", id: "b-old"))
+    }
+
+    /// A date far in the future (a bad clock, a typo) counts as tomorrow's.
+    private func checkAFutureDateDoesNotPruneTheRealRows(_ store: any StateStore) throws {
+        let now = Date().timeIntervalSince1970
+        try store.apply([.deliver(note("today", date: now - 3600))])
+        try store.apply([.recordCall(CallRecord(user: "u", date: now + 10 * 365 * day, app: "phone", caller: Person()))])
+        try store.apply([.deliver(note("typo", date: now + 20 * 365 * day))])
+        XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "today"))
     }
 
     private func checkEmptyApplyChangesNothing(_ store: any StateStore) throws {

@@ -1,0 +1,117 @@
+import Foundation
+import HushCore
+
+/// When a store forgets on its own, so it never grows without bound: the same rules for both
+/// stores, which only differ in how they delete. Delivered notifications, arrivals and calls older
+/// than the retention, behind the newest date applied for their user, are pruned; interactions
+/// when they are older than contact suggestions look back, or than the retention if that is longer.
+struct RetentionPolicy: Sendable {
+    static let defaultDays = 7.0
+    static let defaultPruneEvery = 1000
+    /// The default retention (7 days is a valid one).
+    static let standard = try! RetentionPolicy(days: defaultDays)
+    /// Interactions are kept at least as long as contact suggestions look back.
+    static let interactionSeconds = Suggestions.windowSeconds
+
+    var seconds: Double
+    var interactionSeconds: Double
+    /// Prune a user after this many applies that touched them in this process…
+    var pruneEvery: Int
+    /// …or as soon as the user's newest date is this far past the last prune (the SQLite store
+    /// records it in the file, so short-lived `hush` processes prune too).
+    var interval: Double
+
+    /// Throws for a retention that is not a positive number of days (0, negative, NaN): whoever
+    /// asked to keep nothing, or made a typo, is told, rather than silently given another retention.
+    init(days: Double, pruneEvery: Int = defaultPruneEvery) throws(RetentionError) {
+        guard days > 0 else { throw RetentionError(days: days) }
+        seconds = days * 86400
+        interactionSeconds = max(Self.interactionSeconds, seconds)
+        self.pruneEvery = max(1, pruneEvery)
+        interval = min(86400, seconds)
+    }
+
+    /// What to prune a user's rows before.
+    struct Cutoffs: Sendable, Hashable {
+        /// For delivered notifications, arrivals and calls.
+        var notifications: Double
+        var interactions: Double
+    }
+
+    /// Counts one apply that touched the user, whose newest date in it was `date` (-infinity when
+    /// none of its changes has one, such as a dequeue). Returns what to prune the user's rows
+    /// before when a prune is due, and then records it in `entry` as done.
+    func noteApply(_ entry: inout RetentionBookEntry, newest date: Double) -> Cutoffs? {
+        // A date far in the future (a bad clock, a typo) must not prune everything real.
+        let ceiling = Date().timeIntervalSince1970 + 86400
+        if date.isFinite { entry.newest = max(entry.newest, min(date, ceiling)) }
+        entry.appliesSincePrune += 1
+        let due = entry.appliesSincePrune >= pruneEvery || entry.prunedThrough.map { entry.newest - $0 >= interval } ?? true
+        guard due && entry.newest.isFinite else { return nil }
+        entry.prunedThrough = entry.newest
+        entry.appliesSincePrune = 0
+        return Cutoffs(notifications: entry.newest - seconds, interactions: entry.newest - interactionSeconds)
+    }
+
+    /// Calls `body` with each user `changes` touch and the newest date among their changes,
+    /// for `noteApply`.
+    static func forEachUser(in changes: [StateChange], _ body: (_ user: String, _ newest: Double) throws -> Void) rethrows {
+        var touched = TouchedUsers()
+        for change in changes { touched.note(change) }
+        try touched.forEach(body)
+    }
+
+    /// The users an apply touches, each with the newest date among its changes (-infinity when
+    /// none has one, such as a dequeue: it still counts as an apply).
+    struct TouchedUsers {
+        private var first: (user: String, newest: Double)?
+        /// Only for the rare apply that touches several users.
+        private var others: [String: Double] = [:]
+
+        mutating func note(_ change: StateChange) {
+            switch change {
+            case .deliver(let n), .enqueue(let n), .replace(let n, _): note(n.user, date: n.date)
+            case .recordCall(let call): note(call.user, date: call.date)
+            case .dequeue(let user, _, _), .withdraw(let user, _, _): note(user, date: -.infinity)
+            }
+        }
+
+        /// For a store that takes `changes` apart itself (a second `switch` over a change copies it).
+        mutating func note(_ user: String, date: Double) {
+            if let first, first.user != user {
+                others[user] = max(others[user] ?? -.infinity, date)
+            } else {
+                first = (user, max(first?.newest ?? -.infinity, date))
+            }
+        }
+
+        func forEach(_ body: (_ user: String, _ newest: Double) throws -> Void) rethrows {
+            guard let first else { return }
+            try body(first.user, first.newest)
+            for (user, newest) in others { try body(user, newest) }
+        }
+    }
+}
+
+/// What a store knows of one user's retention.
+struct RetentionBookEntry: Sendable, Hashable {
+    /// The newest date applied for this user (never beyond tomorrow's wall clock); -infinity: none.
+    var newest: Double
+    /// The `newest` the user's rows were last pruned against; nil: never.
+    var prunedThrough: Double?
+    var appliesSincePrune: Int
+
+    /// A user this store knows nothing of yet, or one last pruned against `prunedThrough`.
+    init(prunedThrough: Double? = nil) {
+        newest = prunedThrough ?? -.infinity
+        self.prunedThrough = prunedThrough
+        appliesSincePrune = 0
+    }
+}
+
+/// A retention that is not a positive number of days.
+package struct RetentionError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var days: Double
+
+    package var description: String { "retention must be a positive number of days, got \(days)" }
+}
