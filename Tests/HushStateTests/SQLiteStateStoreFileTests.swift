@@ -1,3 +1,4 @@
+import HushJSON
 import Foundation
 import GRDB
 import HushCore
@@ -225,20 +226,48 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         }
     }
 
-    func testFailedReadIsThrownByTheNextWrite() throws {
+    func testAFailedReadThrowsAtOnceNamingTheFileAndTheRead() throws {
         let path = directory.path("state.sqlite")
         let store = try SQLiteStateStore(path: path)
         try store.apply([.recordCall(CallRecord(user: "u", date: t0, app: "p", caller: Person(handle: "x")))])
         try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE calls SET caller = 'not json'") }
 
-        XCTAssertEqual(try store.calls(user: "u", since: 0), [])
-        XCTAssertThrowsError(try store.apply([.deliver(note("after a bad read"))])) { error in
+        XCTAssertThrowsError(try store.calls(user: "u", since: 0)) { error in
             XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not read calls: "), "\(error)")
         }
-        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "after a bad read"))
-        // Thrown once; the store goes on.
+        // Nothing is left to fail a later write: the store goes on.
         try store.apply([.deliver(note("later"))])
         XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "later"))
+    }
+
+    /// A table dropped by another connection: deciding a call must read the calls (a repeated
+    /// call passes the focus), so the evaluation fails with the store's error instead of deciding
+    /// as if nobody had called.
+    func testAnEvaluationWhoseReadFailsThrowsTheStoresErrorInsteadOfDeciding() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        let pipeline = Pipeline(policy: Policy(focuses: [FocusSettings(name: "Sleep", calls: .nobody, repeatedCalls: true)]))
+        let sleep = EvaluationContext(focus: .on("Sleep"))
+        func decideCall(at date: Double) throws -> Decision {
+            var call = try Envelope.decode(JSONParser.parse("""
+                {"app":"com.apple.phone","payload":{"aps":{"alert":"Ana"}},"communication":{"kind":"call","sender":{"handle":"+15550001"}}}
+                """), fallbackID: "call at \(date)")
+            call.date = date
+            let outcome = try pipeline.evaluate(call, now: date, context: sleep, state: store, rules: nil, clock: pipeline.defaultClock)
+            try store.apply(outcome.changes)
+            return outcome.decision
+        }
+        XCTAssertEqual(try decideCall(at: t0).delivery, .silenced)
+        XCTAssertEqual(try decideCall(at: t0 + 60).breakthrough, .repeatedCall)
+
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "DROP TABLE calls") }
+        XCTAssertThrowsError(try decideCall(at: t0 + 120)) { error in
+            guard case .failed(path: path, action: "read calls", let reason)? = storeError(error) ?? (error as? SQLiteStateStore.Error) else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertTrue(reason.contains("no such table: calls"), reason)
+            XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not read calls: "), "\(error)")
+        }
     }
 
     func testPersonsRoundTripExactly() throws {
