@@ -238,6 +238,13 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: - Transactions and errors
 
+    /// Runs `body` as one batch: the evaluations it makes are committed together when it returns,
+    /// so a stream pays for one commit per batch instead of one per notification. Act on the
+    /// decisions made inside only once `batch` has returned: before that nothing is remembered.
+    /// Each evaluation inside stays all or nothing and reports its own error; a batch inside a
+    /// batch joins it.
+    /// - Throws: `HushError` `state_failed` when the batch cannot begin (`body` did not run) or
+    ///   commit (nothing of it is remembered).
     public func batch<T>(_ body: () -> T) throws(HushError) -> T {
         do { return try runBatch(body) } catch { throw HushError(state: error) }
     }

@@ -103,6 +103,20 @@ final class APITests: XCTestCase {
         XCTAssertEqual(delivered.flatMap { $0.notifications.map(\.id) }, ["n1"])
     }
 
+    func testABatchCommitsItsDecisionsTogether() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hush-api-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let engine = try Engine(policy: policy)
+        let store = try SQLiteStateStore(path: path)
+        let session = try engine.makeSession(store: store)
+        let envelopes = try (1...3).map { try session.envelope(fromJSON: line("com.example.news", "n\($0)", body: "h\($0)")) }
+        let deliveries = try store.batch { envelopes.map { try? session.evaluate($0).delivery } }
+        XCTAssertEqual(deliveries, [.summary, .summary, .summary])
+        let reopened = try engine.makeSession(store: try SQLiteStateStore(path: path))
+        let due = try reopened.deliverDueSummaries(user: "default", at: 1_900_000_000)
+        XCTAssertEqual(due.flatMap { $0.notifications.map(\.id) }.sorted(), ["n1", "n2", "n3"])
+    }
+
     func testAStateFileThatCannotBeUsedIsRefusedWithACode() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hush-api-\(UUID())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
