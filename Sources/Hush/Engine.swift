@@ -29,20 +29,25 @@ public final class Engine: Sendable {
             let interpreter = try PolicyInterpreter(sources: sources, limits: limits)
             self.pipeline = Pipeline(policy: interpreter.policy)
         } catch {
-            logger.debug("policy refused", metadata: ["files": "\(sources.map(\.name))", "problems": "\(error.problems.count)"])
+            logger.debug(
+                "policy refused", metadata: ["files": "\(sources.map(\.name))", "problems": "\(error.problems.count)"])
             throw error
         }
         self.sources = sources
         self.limits = limits
         self.logger = logger
-        logger.info("policy loaded", metadata: ["files": "\(sources.map(\.name))", "focuses": "\(pipeline.policy.focuses.count)"])
+        logger.info(
+            "policy loaded",
+            metadata: ["files": "\(sources.map(\.name))", "focuses": "\(pipeline.policy.focuses.count)"])
     }
 
     /// Loads the policy in these files; a directory stands for every `*.lua` file in it, tests
     /// (`*_test.lua`) aside, in name order.
     /// - Throws: `HushError` `invalid_policy` with every problem as `file:line: message`, or
     ///   `unreadable_policy` when a file cannot be read.
-    public convenience init(policyFiles paths: [String], limits: Limits = Limits(), logger: Logger = Engine.silentLogger)
+    public convenience init(
+        policyFiles paths: [String], limits: Limits = Limits(), logger: Logger = Engine.silentLogger
+    )
         throws(HushError)
     {
         let sources: [PolicySource]
@@ -54,8 +59,10 @@ public final class Engine: Sendable {
 
     /// Loads a policy from its text; `name` is the file name its problems are reported under.
     /// - Throws: `HushError` `invalid_policy` with every problem as `file:line: message`.
-    public convenience init(policy text: String, name: String = "policy.lua", limits: Limits = Limits(),
-                            logger: Logger = Engine.silentLogger) throws(HushError) {
+    public convenience init(
+        policy text: String, name: String = "policy.lua", limits: Limits = Limits(),
+        logger: Logger = Engine.silentLogger
+    ) throws(HushError) {
         try self.init(checking: [PolicySource(name: name, text: text)], limits: limits, logger: logger)
     }
 
@@ -71,10 +78,12 @@ public final class Engine: Sendable {
     }
 
     /// The policy used when none is given: no focus, no summary, every app with its defaults.
-    package static let defaultPolicySource = PolicySource(name: "(built-in default policy)", text: """
-        -- Hush's default policy: every app with its defaults, no focus, no scheduled summary.
-        app "*" { grouping = "automatic" }
-        """)
+    package static let defaultPolicySource = PolicySource(
+        name: "(built-in default policy)",
+        text: """
+            -- Hush's default policy: every app with its defaults, no focus, no scheduled summary.
+            app "*" { grouping = "automatic" }
+            """)
 
     /// A logger that drops everything: the default, so the library stays quiet unless given one.
     public static let silentLogger = Logger(label: "hush", factory: { _ in SwiftLogNoOpLogHandler() })

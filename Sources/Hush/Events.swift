@@ -1,6 +1,6 @@
-package import HushState
-package import HushJSON
 package import HushCore
+package import HushJSON
+package import HushState
 
 /// What Hush does over time rather than in answer to a notification: a scheduled summary
 /// delivered at its time, or the focus in force changing. `hush simulate --json` prints these, and
@@ -144,7 +144,8 @@ extension Session {
                 id: n.id, app: n.app, title: hidden ? nil : n.title, body: hidden ? nil : n.body, group: group,
                 placeholder: placeholder, relevance: n.relevance, hasMedia: n.hasMedia, date: n.date)
         }
-        return try SummaryDelivery(user: batch.user, at: batch.at, notifications: batch.notifications.map(item),
-                                   dropped: batch.dropped.map(item))
+        return try SummaryDelivery(
+            user: batch.user, at: batch.at, notifications: batch.notifications.map(item),
+            dropped: batch.dropped.map(item))
     }
 }

@@ -1,8 +1,9 @@
 import HushJSON
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Splits input into lines (LF or CRLF): the one line splitter of Hush. From a file descriptor it
@@ -61,8 +62,10 @@ package final class LineStream {
     /// Calls `body` with each non-blank line (without its line ending; valid only during the call)
     /// and its number; `beforeReading` before each read of the input, which may wait for it (a
     /// pipe, a terminal): the moment to hand on what the lines so far produced.
-    package func forEachLine(_ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
-                            beforeReading: () throws -> Void = {}) throws {
+    package func forEachLine(
+        _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
+        beforeReading: () throws -> Void = {}
+    ) throws {
         var searchFrom = start
         while true {
             if let newline = findNewline(from: searchFrom) {

@@ -19,7 +19,8 @@ package enum PolicyFiles {
             }
             if isDirectory.boolValue {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-                let files = names.filter { $0.hasSuffix(".lua") && !$0.hasSuffix("_test.lua") && !$0.hasPrefix(".") }.sorted()
+                let files = names.filter { $0.hasSuffix(".lua") && !$0.hasSuffix("_test.lua") && !$0.hasPrefix(".") }
+                    .sorted()
                 if files.isEmpty { throw ReadError(path: path, message: "the directory has no .lua policy files") }
                 for name in files { out.append(try read((path as NSString).appendingPathComponent(name))) }
             } else {
@@ -42,9 +43,13 @@ package enum PolicyFiles {
     /// `$XDG_CONFIG_HOME/hush/policy.lua`, else `~/.config/hush/policy.lua`, when it exists.
     package static func userPolicyPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         let base: String
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { base = xdg }
-        else if let home = environment["HOME"] { base = home + "/.config" }
-        else { return nil }
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+            base = xdg
+        } else if let home = environment["HOME"] {
+            base = home + "/.config"
+        } else {
+            return nil
+        }
         let path = base + "/hush/policy.lua"
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }

@@ -1,10 +1,10 @@
-import Logging
-import HushJSON
+import Foundation
 public import HushCore
+import HushJSON
 import HushPolicy
 import HushState
+import Logging
 import Lua
-import Foundation
 
 /// Evaluates notifications one after another against a prepared policy and a state store.
 /// Confined to one thread at a time: make one per thread from a shared ``Engine``.
@@ -56,20 +56,27 @@ public final class Session {
     /// - Throws: `HushError` `state_failed` when the store cannot record it; the decision is
     ///   then not made.
     @discardableResult
-    public func evaluate(_ envelope: consuming Envelope, context: EvaluationContext = EvaluationContext(),
-                         explain: Bool = false, wallClock: Double? = nil) throws(HushError) -> Decision {
+    public func evaluate(
+        _ envelope: consuming Envelope, context: EvaluationContext = EvaluationContext(),
+        explain: Bool = false, wallClock: Double? = nil
+    ) throws(HushError) -> Decision {
         if envelope.date == nil { envelope.date = context.now ?? wallClock ?? Clock.now() }
         let now = context.now ?? envelope.date!
         let user = envelope.user
         let clock = clock(for: context)
         do {
             _ = try deliverDueSummaries(user: user, upTo: now)
-            let outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: interpreter,
-                                            clock: clock, explain: explain)
+            let outcome = try pipeline.evaluate(
+                envelope, now: now, context: context, state: store, rules: interpreter,
+                clock: clock, explain: explain)
             try store.apply(outcome.changes)
             if !outcome.decision.errors.isEmpty {
-                engine.logger.debug("rule error", metadata: ["user": "\(user)", "id": "\(outcome.decision.id)",
-                                                             "errors": "\(outcome.decision.errors)"])
+                engine.logger.debug(
+                    "rule error",
+                    metadata: [
+                        "user": "\(user)", "id": "\(outcome.decision.id)",
+                        "errors": "\(outcome.decision.errors)",
+                    ])
             }
             return outcome.decision
         } catch {
@@ -83,7 +90,9 @@ public final class Session {
     /// shown (previews hidden by an app's settings leave out title and body when `locked`).
     /// ``evaluate(_:context:explain:wallClock:)`` does this itself before each decision; call it
     /// on a timer to deliver a summary at its time.
-    public func deliverDueSummaries(user: String, at t: Double, locked: Bool = true) throws(HushError) -> [SummaryDelivery] {
+    public func deliverDueSummaries(user: String, at t: Double, locked: Bool = true) throws(HushError)
+        -> [SummaryDelivery]
+    {
         do {
             return try deliverDueSummaries(user: user, upTo: t).map { try summaryDelivery($0, locked: locked) }
         } catch {
@@ -112,7 +121,9 @@ public final class Session {
     ///   - line: the input line it came from, for the error.
     /// - Throws: `HushError` `invalid_input` naming the field.
     public func envelope(fromJSON bytes: UnsafeRawBufferPointer, line: Int? = nil) throws(HushError) -> Envelope {
-        do { return try envelope(fromLine: bytes, number: line ?? 1) } catch { throw HushError(error.reason, line: line) }
+        do { return try envelope(fromLine: bytes, number: line ?? 1) } catch {
+            throw HushError(error.reason, line: line)
+        }
     }
 
     /// Delivers every summary due at or before `t`: its notifications join the delivered list and

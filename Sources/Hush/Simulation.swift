@@ -22,8 +22,10 @@ package enum SimulationEvent: Sendable {
 extension Session {
     /// Replays `lines` (numbered JSON values or errors) in time order. Summaries due up to `until`
     /// (default: the end of the last notification's local day) are delivered.
-    package func simulate(_ items: [(line: Int, result: Result<Envelope, InputError>)], context: EvaluationContext,
-                         until: Double?, emit: (SimulationEvent) throws -> Void) throws {
+    package func simulate(
+        _ items: [(line: Int, result: Result<Envelope, InputError>)], context: EvaluationContext,
+        until: Double?, emit: (SimulationEvent) throws -> Void
+    ) throws {
         let clock = clock(for: context)
         var envelopes: [(line: Int, envelope: Envelope)] = []
         // A line without a date follows the one before it; the first, the context's now, else the
@@ -57,7 +59,9 @@ extension Session {
             // Focus boundaries and summary times between the previous instant and t, in order.
             var instants = focusBoundaries(after: previous, upTo: t, clock: clock)
             for user in users {
-                if let until = try store.manualFocus(user: user)?.until, until > previous, until <= t { instants.append(until) }
+                if let until = try store.manualFocus(user: user)?.until, until > previous, until <= t {
+                    instants.append(until)
+                }
             }
             var s = previous
             while let next = engine.pipeline.nextSummary(atOrAfter: s, clock: clock), next <= t {
@@ -74,7 +78,8 @@ extension Session {
         }
 
         func reportFocus(user: String, at t: Double) throws {
-            let active = try engine.pipeline.activeFocus(at: t, context: context, user: user, state: store, clock: clock)
+            let active = try engine.pipeline.activeFocus(
+                at: t, context: context, user: user, state: store, clock: clock)
             let name = active?.focus.name
             if let known = focusByUser[user], known == name { return }
             if focusByUser[user] == nil && name == nil { focusByUser[user] = .some(nil); return }

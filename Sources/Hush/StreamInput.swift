@@ -1,5 +1,5 @@
-package import HushJSON
 import HushCore
+package import HushJSON
 
 /// INPUT as `hush eval` reads it: JSON Lines, or one JSON object spread over several lines.
 package enum StreamInput {
@@ -9,9 +9,11 @@ package enum StreamInput {
     /// input be read first. Line 1 is parsed once, whichever the input turns out to be.
     /// `beforeReading` is called as `LineStream.forEachLine` calls it. Public for the fuzz target,
     /// which reads its input as `hush eval` does.
-    package static func forEachDocument(in lines: LineStream,
-                                       _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>) throws -> Void,
-                                       beforeReading: () throws -> Void = {}) throws {
+    package static func forEachDocument(
+        in lines: LineStream,
+        _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>) throws -> Void,
+        beforeReading: () throws -> Void = {}
+    ) throws {
         guard let firstLine = try lines.peekFirstLine() else { return }
         // A blank line is not handed out by the splitter, so it has nothing to parse.
         let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
@@ -41,7 +43,9 @@ package enum StreamInput {
     static func singleDocument(_ whole: UnsafeRawBufferPointer) -> JSONValue? {
         guard let firstNewline = whole.firstIndex(of: 10) else { return nil }
         // A first line followed by blank lines only is JSON Lines of one line.
-        guard whole[(firstNewline + 1)...].contains(where: { $0 != 10 && $0 != 13 && $0 != 32 && $0 != 9 }) else { return nil }
+        guard whole[(firstNewline + 1)...].contains(where: { $0 != 10 && $0 != 13 && $0 != 32 && $0 != 9 }) else {
+            return nil
+        }
         guard let document = try? JSONParser.parse(whole), case .object = document else { return nil }
         return document
     }
@@ -55,14 +59,19 @@ extension Session {
     /// Calls `body` with each notification of `input` read as `hush eval` reads it (JSON Lines, or
     /// one object over several lines: see `StreamInput.forEachDocument`) and decoded as
     /// `envelope(fromLine:number:)` decodes a line, or with why its line was refused.
-    package func forEachEnvelope(in input: LineStream,
-                                _ body: (_ number: Int, _ envelope: Result<Envelope, LineError>) throws -> Void,
-                                beforeReading: () throws -> Void = {}) throws {
-        try StreamInput.forEachDocument(in: input, { number, document in
-            switch document {
-            case .success(let json): try body(number, Result { () throws(LineError) in try envelope(from: json, number: number) })
-            case .failure(let error): try body(number, .failure(LineError(line: number, error)))
-            }
-        }, beforeReading: beforeReading)
+    package func forEachEnvelope(
+        in input: LineStream,
+        _ body: (_ number: Int, _ envelope: Result<Envelope, LineError>) throws -> Void,
+        beforeReading: () throws -> Void = {}
+    ) throws {
+        try StreamInput.forEachDocument(
+            in: input,
+            { number, document in
+                switch document {
+                case .success(let json):
+                    try body(number, Result { () throws(LineError) in try envelope(from: json, number: number) })
+                case .failure(let error): try body(number, .failure(LineError(line: number, error)))
+                }
+            }, beforeReading: beforeReading)
     }
 }

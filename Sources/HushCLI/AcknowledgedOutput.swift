@@ -1,5 +1,5 @@
-import HushState
 import Hush
+import HushState
 
 /// The lines `hush eval` prints, held back until the state they describe is committed: a printed
 /// decision is a promise that the store remembers it (a `kill -9` loses nothing printed). Lines
@@ -73,7 +73,7 @@ struct AcknowledgedOutput {
                 failed = decideAll(into: &output)
             }
             Output.writeRaw(output)
-        } catch where !began {
+        } catch  where !began {
             // No batch could be begun: each write commits on its own (and reports its own error).
             failed = decideAll(into: &output)
             Output.writeRaw(output)

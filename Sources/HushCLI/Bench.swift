@@ -1,9 +1,9 @@
-import HushPolicy
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
+import HushPolicy
 
 /// `hush bench`: how fast the user's own policy decides, like `opa bench`. The project's benchmark
 /// (several cores, memory over millions of evaluations, the anchors) is the package in Benchmarks/,
@@ -21,7 +21,11 @@ struct Bench: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("context"),
+        help: ArgumentHelp(
+            "A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"),
+        completion: .file())
     var contextPath: String?
 
     @Option(help: "Passes over the stream, each with fresh state; the fastest counts.")
@@ -69,10 +73,15 @@ struct Bench: ParsableCommand {
         }
 
         let users = Set(envelopes.map(\.user)).count
-        Output.line("hush bench: \(envelopes.count) notification\(envelopes.count == 1 ? "" : "s") of \(users) user\(users == 1 ? "" : "s") (\(stream)), best of \(passes) pass\(passes == 1 ? "" : "es")")
+        Output.line(
+            "hush bench: \(envelopes.count) notification\(envelopes.count == 1 ? "" : "s") of \(users) user\(users == 1 ? "" : "s") (\(stream)), best of \(passes) pass\(passes == 1 ? "" : "es")"
+        )
         Output.line(String(format: "policy load            %.2f ms", loadTimes.sorted()[loadTimes.count / 2] * 1e3))
         Output.line(String(format: "decisions/s (CPU time) %.0f", Double(envelopes.count) / best!.cpu))
-        Output.line(String(format: "latency p50 / p99      %.1f / %.1f µs", microseconds(atQuantile: 0.5), microseconds(atQuantile: 0.99)))
+        Output.line(
+            String(
+                format: "latency p50 / p99      %.1f / %.1f µs", microseconds(atQuantile: 0.5),
+                microseconds(atQuantile: 0.99)))
     }
 
     /// Every notification of STREAM; a line that is not one stops the bench (exit 2).

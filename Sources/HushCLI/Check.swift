@@ -1,8 +1,8 @@
-import HushCore
-import HushPolicy
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushPolicy
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,7 +51,9 @@ struct Check: ParsableCommand {
             do {
                 let p = try Engine(sources: sources).policy
                 let name = group.count == 1 ? group[0] : "\(group.count) files"
-                Output.line("\(name): ok (\(count(p.focuses.count, "focus", "focuses")), \(count(p.rules.count, "rule", "rules")), \(count(p.apps.count, "app", "apps")))")
+                Output.line(
+                    "\(name): ok (\(count(p.focuses.count, "focus", "focuses")), \(count(p.rules.count, "rule", "rules")), \(count(p.apps.count, "app", "apps")))"
+                )
             } catch {
                 for problem in error.problems { Output.line(problem.description) }
                 problems += error.problems.count
@@ -65,7 +67,9 @@ struct Check: ParsableCommand {
                 continue
             }
             // The focus names need the policy; one that does not load is reported when it is checked.
-            let policy = (try? PolicyFiles.sources(paths: suite.policyPaths)).flatMap { try? Engine(sources: $0).policy }
+            let policy = (try? PolicyFiles.sources(paths: suite.policyPaths)).flatMap {
+                try? Engine(sources: $0).policy
+            }
             var found: [PolicyProblem] = []
             for c in suite.cases {
                 for message in policy.map({ suite.problems(of: c, policy: $0) }) ?? c.problems {

@@ -1,8 +1,8 @@
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
 
 enum ContextFile {
     /// Reads --context, or the defaults; a bad file, or a focus `policy` does not declare, is a

@@ -1,14 +1,15 @@
-import HushState
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
+import HushState
 
 struct DonateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "donate",
-        abstract: "Remember donated interactions (JSON Lines with date, direction, kind, app, people, group), for contact suggestions.",
+        abstract:
+            "Remember donated interactions (JSON Lines with date, direction, kind, app, people, group), for contact suggestions.",
         discussion: """
             Each line: {"date", "direction": "outgoing"|"incoming", "kind": "message"|"call", "app", "people": [Person], "group"}. \
             A bad line is reported in place as {"line": N, "error": "..."} and the rest are kept. \
@@ -48,7 +49,9 @@ struct DonateCommand: ParsableCommand {
         }
         try flush()
         Output.flush()
-        Output.error("hush: donated \(kept) interaction\(kept == 1 ? "" : "s")" + (invalid > 0 ? ", \(invalid) invalid line\(invalid == 1 ? "" : "s")" : ""))
+        Output.error(
+            "hush: donated \(kept) interaction\(kept == 1 ? "" : "s")"
+                + (invalid > 0 ? ", \(invalid) invalid line\(invalid == 1 ? "" : "s")" : ""))
         if invalid > 0 { throw ExitCode(1) }
     }
 }

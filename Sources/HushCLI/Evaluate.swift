@@ -1,8 +1,8 @@
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
 
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +17,11 @@ struct Evaluate: ParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("context"),
+        help: ArgumentHelp(
+            "A JSON file with the device's state (now, timezone, focus, locked, ringer, audio); its focus must be one the policy declares.",
+            valueName: "file"), completion: .file())
     var contextPath: String?
 
     @OptionGroup var state: StateOptions

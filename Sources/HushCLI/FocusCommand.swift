@@ -1,8 +1,8 @@
-import HushState
-import HushCore
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushState
 
 struct FocusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +26,9 @@ struct FocusCommand: ParsableCommand {
         @Flag(help: "Turn the focus on even when the policy declares no focus of that name.")
         var force = false
 
-        @Option(help: ArgumentHelp("When it turns off again: RFC 3339, HH:MM, or a duration such as 90m.", valueName: "time"))
+        @Option(
+            help: ArgumentHelp(
+                "When it turns off again: RFC 3339, HH:MM, or a duration such as 90m.", valueName: "time"))
         var until: TimeArgument?
 
         @OptionGroup var device: DeviceOptions
@@ -50,18 +52,23 @@ struct FocusCommand: ParsableCommand {
             let focusName = declared?.name ?? name
             try store.setManualFocus(user: device.user, ManualFocus(name: focusName, since: now, until: end))
             if declared == nil, let problem {
-                Output.error("hush: note: \(problem); it silences everything but critical and time-sensitive notifications")
+                Output.error(
+                    "hush: note: \(problem); it silences everything but critical and time-sensitive notifications")
             }
-            Output.line("Focus \(focusName) is on" + (end.map { " until \(clock.format($0))" } ?? " until you turn it off"))
+            Output.line(
+                "Focus \(focusName) is on" + (end.map { " until \(clock.format($0))" } ?? " until you turn it off"))
         }
     }
 
     struct Off: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Turn focus off by hand.",
-            discussion: "A focus on by hand is turned off. A focus on by its schedule stays off until its window ends (or until --until).")
+            discussion:
+                "A focus on by hand is turned off. A focus on by its schedule stays off until its window ends (or until --until)."
+        )
 
-        @Option(help: ArgumentHelp("Keep every focus off until then: RFC 3339, HH:MM, or a duration.", valueName: "time"))
+        @Option(
+            help: ArgumentHelp("Keep every focus off until then: RFC 3339, HH:MM, or a duration.", valueName: "time"))
         var until: TimeArgument?
 
         @OptionGroup var device: DeviceOptions
@@ -80,8 +87,10 @@ struct FocusCommand: ParsableCommand {
             // Without the manual setting, would a schedule turn a focus on now?
             try store.setManualFocus(user: user, nil)
             let context = EvaluationContext()
-            if let (focus, _) = try engine.pipeline.activeFocus(at: now, context: context, user: user, state: store, clock: clock),
-               let end = Schedules.currentWindowEnd(of: focus, at: now, clock: clock) {
+            if let (focus, _) = try engine.pipeline.activeFocus(
+                at: now, context: context, user: user, state: store, clock: clock),
+                let end = Schedules.currentWindowEnd(of: focus, at: now, clock: clock)
+            {
                 try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
                 Output.line("Focus \(focus.name) is off until its scheduled window ends at \(clock.format(end))")
             } else {
@@ -98,7 +107,9 @@ enum Schedules {
         var ends: [Double] = []
         for schedule in focus.schedules {
             for day in [today - 1, today] {
-                if let w = schedule.window(startingOn: day, clock: clock), w.start <= t, t < w.end { ends.append(w.end) }
+                if let w = schedule.window(startingOn: day, clock: clock), w.start <= t, t < w.end {
+                    ends.append(w.end)
+                }
             }
         }
         return ends.max()

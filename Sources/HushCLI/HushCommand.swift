@@ -11,7 +11,10 @@ struct HushCommand: ParsableCommand {
         abstract: "Decide how notifications interrupt: focus, summaries, breakthrough, announcements and groups.",
         discussion: "Policies are Lua files (see docs/writing-a-policy.md). Decisions are printed as JSON Lines.",
         version: version,
-        subcommands: [Evaluate.self, Check.self, TestCommand.self, FocusCommand.self, StatusCommand.self, DonateCommand.self, SuggestCommand.self, SimulateCommand.self, Bench.self])
+        subcommands: [
+            Evaluate.self, Check.self, TestCommand.self, FocusCommand.self, StatusCommand.self, DonateCommand.self,
+            SuggestCommand.self, SimulateCommand.self, Bench.self,
+        ])
 
     /// Like ArgumentParser's main, but wrong usage exits with 2, as the CLI contract says.
     static func main() {

@@ -1,10 +1,14 @@
-import HushPolicy
 import ArgumentParser
 import Hush
+import HushPolicy
 
 /// Options shared by the commands that load a policy.
 struct PolicyOptions: ParsableArguments {
-    @Option(name: .customLong("policy"), help: ArgumentHelp("A policy file or directory (repeatable). Default: $XDG_CONFIG_HOME/hush/policy.lua, else the built-in default.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("policy"),
+        help: ArgumentHelp(
+            "A policy file or directory (repeatable). Default: $XDG_CONFIG_HOME/hush/policy.lua, else the built-in default.",
+            valueName: "file"), completion: .file())
     var policies: [String] = []
 
     /// Loads the policy or exits with status 2 and the problems on stderr.

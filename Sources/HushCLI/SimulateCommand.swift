@@ -1,8 +1,8 @@
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,10 +17,15 @@ struct SimulateCommand: ParsableCommand {
             """)
 
     @OptionGroup var policy: PolicyOptions
-    @Option(name: .customLong("context"), help: ArgumentHelp("A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("context"),
+        help: ArgumentHelp(
+            "A JSON file with the device's state; its focus must be one the policy declares.", valueName: "file"),
+        completion: .file())
     var contextPath: String?
     @OptionGroup var state: StateOptions
-    @Option(help: ArgumentHelp("Deliver summaries due up to this time (RFC 3339).", valueName: "time")) var until: RFC3339Time?
+    @Option(help: ArgumentHelp("Deliver summaries due up to this time (RFC 3339).", valueName: "time")) var until:
+        RFC3339Time?
     @Flag(help: "Print JSON Lines events.") var json = false
     @Argument(help: "The notifications: a file, or - / nothing for stdin.", completion: .file()) var input: String?
 
@@ -80,7 +85,10 @@ struct Timeline {
     }
 
     static let weekdays = ["", "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-    static let months = ["", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    static let months = [
+        "", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
 
     mutating func header(_ at: Double) -> String {
         let local = clock.local(at)
@@ -88,7 +96,8 @@ struct Timeline {
             day = local.dayNumber
             let d = local.date
             Output.line("")
-            Output.line("\(Self.weekdays[local.weekday]) \(d.day) \(Self.months[d.month]) \(d.year) (\(clock.identifier))")
+            Output.line(
+                "\(Self.weekdays[local.weekday]) \(d.day) \(Self.months[d.month]) \(d.year) (\(clock.identifier))")
         }
         return Schedule.formatTime(local.minuteOfDay)
     }
@@ -102,29 +111,37 @@ struct Timeline {
             Output.line("\(time)  ── Focus \(change.focus.map { "\($0) on" } ?? "off") ──")
         case .summary(let batch):
             let time = header(batch.at)
-            Output.line("\(time)  ▤ Scheduled Summary: \(batch.notifications.count) notification\(batch.notifications.count == 1 ? "" : "s")")
+            Output.line(
+                "\(time)  ▤ Scheduled Summary: \(batch.notifications.count) notification\(batch.notifications.count == 1 ? "" : "s")"
+            )
             for n in batch.notifications {
                 let app = pipeline.settings(for: n.app).name
-                Output.line("          · \(app): \(Self.text(title: n.title, body: n.body, placeholder: n.placeholder))")
+                Output.line(
+                    "          · \(app): \(Self.text(title: n.title, body: n.body, placeholder: n.placeholder))")
             }
             for n in batch.dropped {
-                Output.line("          ✕ \(pipeline.settings(for: n.app).name): \(Self.text(title: n.title, body: n.body, placeholder: n.placeholder)) (expired, dropped)")
+                Output.line(
+                    "          ✕ \(pipeline.settings(for: n.app).name): \(Self.text(title: n.title, body: n.body, placeholder: n.placeholder)) (expired, dropped)"
+                )
             }
         case .notification(let at, let envelope, let d):
             let time = header(at)
             let app = pipeline.settings(for: envelope.app).name
-            let mark: String = switch d.delivery {
-            case .alert: d.alert?.sound == true ? "🔔" : "🔕"
-            case .quiet: "·"
-            case .summary: "⏳"
-            case .silenced: "🌙"
-            case .dropped: "✕"
-            case .background: "↻"
-            case .withdrawn: "⌫"
-            }
+            let mark: String =
+                switch d.delivery {
+                case .alert: d.alert?.sound == true ? "🔔" : "🔕"
+                case .quiet: "·"
+                case .summary: "⏳"
+                case .silenced: "🌙"
+                case .dropped: "✕"
+                case .background: "↻"
+                case .withdrawn: "⌫"
+                }
             var what = d.delivery.rawValue
             if let b = d.breakthrough { what += " (\(b.rawValue))" }
-            if d.delivery == .summary, let at = d.summaryAt { what += " until \(Schedule.formatTime(clock.local(at).minuteOfDay))" }
+            if d.delivery == .summary, let at = d.summaryAt {
+                what += " until \(Schedule.formatTime(clock.local(at).minuteOfDay))"
+            }
             let settings = pipeline.settings(for: envelope.app)
             let previewsHidden = settings.hidesPreviews(locked: locked)
             if d.delivery == .withdrawn {
@@ -135,9 +152,13 @@ struct Timeline {
             } else {
                 let sender = envelope.communication?.sender.map { pipeline.directory.displayName(of: $0) }
                 let title = envelope.title == sender ? nil : envelope.title
-                Output.line("\(time)  \(mark) \(app) — \(sender.map { $0 + ": " } ?? "")\(Self.text(title: title, body: envelope.body))")
+                Output.line(
+                    "\(time)  \(mark) \(app) — \(sender.map { $0 + ": " } ?? "")\(Self.text(title: title, body: envelope.body))"
+                )
             }
-            Output.line("          \(what)" + (d.announcement.map { "; Siri: \"\($0)\"" } ?? "") + (d.reasons.last.map { " — \($0)" } ?? ""))
+            Output.line(
+                "          \(what)" + (d.announcement.map { "; Siri: \"\($0)\"" } ?? "")
+                    + (d.reasons.last.map { " — \($0)" } ?? ""))
         }
     }
 

@@ -1,17 +1,24 @@
-import HushState
 import ArgumentParser
 import Foundation
 import Hush
+import HushState
 
 /// `--state PATH | --ephemeral`, shared by the commands that read or write state.
 struct StateOptions: ParsableArguments {
-    @Option(name: .customLong("state"), help: ArgumentHelp("The state file (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).", valueName: "path"), completion: .file())
+    @Option(
+        name: .customLong("state"),
+        help: ArgumentHelp(
+            "The state file (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).",
+            valueName: "path"), completion: .file())
     var statePath: String?
 
     @Flag(help: "Keep state in memory for this run only.")
     var ephemeral = false
 
-    @Option(help: ArgumentHelp("Days the delivered list and call log are kept (default: $HUSH_RETENTION_DAYS, else 7).", valueName: "days"))
+    @Option(
+        help: ArgumentHelp(
+            "Days the delivered list and call log are kept (default: $HUSH_RETENTION_DAYS, else 7).", valueName: "days")
+    )
     var retention: Double?
 
     func validate() throws {
@@ -43,7 +50,9 @@ struct StateOptions: ParsableArguments {
         }
     }
 
-    static func resolvedPath(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    static func resolvedPath(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
         if let explicit { return explicit }
         if let env = environment["HUSH_STATE"], !env.isEmpty { return env }
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/hush/state.sqlite" }

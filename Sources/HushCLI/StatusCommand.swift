@@ -1,9 +1,9 @@
-import HushState
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
+import HushState
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,8 +21,11 @@ struct StatusCommand: ParsableCommand {
         let (engine, store, clock, now, user) = (device.engine, device.store, device.clock, device.now, device.user)
         try device.deliverDueSummaries()
         let (active, queued) = try StateOptions.reading {
-            (try engine.pipeline.activeFocus(at: now, context: EvaluationContext(), user: user, state: store, clock: clock),
-             try store.queuedNotifications(user: user))
+            (
+                try engine.pipeline.activeFocus(
+                    at: now, context: EvaluationContext(), user: user, state: store, clock: clock),
+                try store.queuedNotifications(user: user)
+            )
         }
         let next = engine.pipeline.nextSummary(atOrAfter: now, clock: clock)
         var perApp: [(String, Int)] = []
@@ -49,10 +52,15 @@ struct StatusCommand: ParsableCommand {
         if let active { Output.line("Focus: \(active.focus.name) — \(active.why)") } else { Output.line("Focus: none") }
         if let next {
             let local = clock.local(next)
-            let waiting = queued.isEmpty ? "nothing waiting" : "\(queued.count) waiting (" + perApp.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
+            let waiting =
+                queued.isEmpty
+                ? "nothing waiting"
+                : "\(queued.count) waiting (" + perApp.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
             Output.line("Next summary: \(Schedule.formatTime(local.minuteOfDay)) (\(clock.format(next))); \(waiting)")
         } else {
-            Output.line("Scheduled summary: none (the policy has no summary times)" + (queued.isEmpty ? "" : "; \(queued.count) waiting"))
+            Output.line(
+                "Scheduled summary: none (the policy has no summary times)"
+                    + (queued.isEmpty ? "" : "; \(queued.count) waiting"))
         }
     }
 }

@@ -1,8 +1,8 @@
-import HushCore
-import HushJSON
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
+import HushJSON
 
 struct SuggestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,15 +33,21 @@ struct SuggestCommand: ParsableCommand {
         if let focus {
             guard let found = engine.policy.focus(named: focus) else {
                 let known = engine.policy.focuses.map(\.name)
-                Output.error("hush: the policy declares no focus \"\(focus)\"\(Spelling.hint(for: focus, in: known))" + (known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"))
+                Output.error(
+                    "hush: the policy declares no focus \"\(focus)\"\(Spelling.hint(for: focus, in: known))"
+                        + (known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"))
                 throw ExitCode(2)
             }
             focusSettings = found
         }
-        let interactions = try StateOptions.reading { try store.interactions(user: user, since: now - Suggestions.windowSeconds) }
-        let ranked = Suggestions.rank(interactions: interactions,
-                                      now: now, focus: focusSettings, clock: clock, directory: engine.pipeline.directory)
-            .prefix(limit)
+        let interactions = try StateOptions.reading {
+            try store.interactions(user: user, since: now - Suggestions.windowSeconds)
+        }
+        let ranked = Suggestions.rank(
+            interactions: interactions,
+            now: now, focus: focusSettings, clock: clock, directory: engine.pipeline.directory
+        )
+        .prefix(limit)
         if json {
             var w = JSONWriter(capacity: 1024)
             w.raw("[")
@@ -61,7 +67,9 @@ struct SuggestCommand: ParsableCommand {
             return
         }
         if ranked.isEmpty {
-            Output.line("No suggestions: nobody was reached at least twice in the last 90 days" + (focus.map { " (people \($0) already allows are left out)" } ?? "") + ".")
+            Output.line(
+                "No suggestions: nobody was reached at least twice in the last 90 days"
+                    + (focus.map { " (people \($0) already allows are left out)" } ?? "") + ".")
             return
         }
         Output.line("Suggested" + (focusSettings.map { " for \($0.name)" } ?? "") + ":")

@@ -1,7 +1,7 @@
-import HushPolicy
 import ArgumentParser
 import Foundation
 import Hush
+import HushPolicy
 
 struct TestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +43,9 @@ struct TestCommand: ParsableCommand {
                 failed += 1
             }
             let engine: Engine
-            if let cached = engines[suite.policyPaths] { engine = cached } else {
+            if let cached = engines[suite.policyPaths] {
+                engine = cached
+            } else {
                 do {
                     engine = try Engine(sources: try PolicyFiles.sources(paths: suite.policyPaths))
                     engines[suite.policyPaths] = engine

@@ -1,7 +1,7 @@
-import HushCore
 import ArgumentParser
 import Foundation
 import Hush
+import HushCore
 
 /// A time given on the command line as RFC 3339 (`--now`, `simulate --until`). A value that is not
 /// one is refused by the argument parser, with the option's name and help.
@@ -74,7 +74,8 @@ enum TimeArgument: ExpressibleByArgument {
 /// or change one user's state at a moment (focus on/off, status, suggest).
 struct DeviceOptions: ParsableArguments {
     @Option(help: "Whose device.") var user = "default"
-    @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now: RFC3339Time?
+    @Option(help: ArgumentHelp("The current time (RFC 3339; default: the clock).", valueName: "time")) var now:
+        RFC3339Time?
 
     /// `--now`, else the clock.
     var currentTime: Double { now?.seconds ?? Date().timeIntervalSince1970 }

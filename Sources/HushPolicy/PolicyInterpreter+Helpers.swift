@@ -59,10 +59,14 @@ extension PolicyInterpreter {
             }
             let aliases = table["aliases"]?.tableValue?.array.compactMap(\.stringValue) ?? []
             let handle = table["handle"]?.stringValue
-            guard handle != nil || !aliases.isEmpty else { throw LuaState.HostError("hush.\(function): the person has no handle") }
+            guard handle != nil || !aliases.isEmpty else {
+                throw LuaState.HostError("hush.\(function): the person has no handle")
+            }
             return Person(handle: handle, name: table["name"]?.stringValue, aliases: aliases)
         default:
-            throw LuaState.HostError("hush.\(function): expected a handle or a person table, got \(String(cString: lua_typename(L, lua_type(L, index))))")
+            throw LuaState.HostError(
+                "hush.\(function): expected a handle or a person table, got \(String(cString: lua_typename(L, lua_type(L, index))))"
+            )
         }
     }
 
@@ -70,7 +74,8 @@ extension PolicyInterpreter {
         let type = lua_type(L, 1)
         if type == LUA_TNONE || type == LUA_TNIL { return LuaTable() }
         guard type == LUA_TTABLE else {
-            throw LuaState.HostError("hush.\(function) expects a table of options { \(keys.map { "\($0) = …" }.joined(separator: ", ")) }")
+            throw LuaState.HostError(
+                "hush.\(function) expects a table of options { \(keys.map { "\($0) = …" }.joined(separator: ", ")) }")
         }
         guard let table = lua.value(at: 1, depth: 3, maxValues: 10_000).tableValue else {
             throw LuaState.HostError("hush.\(function): the options table is too large")
@@ -118,8 +123,11 @@ extension PolicyInterpreter {
         case nil: senders = nil
         case .string(let s)?: senders = [Handle(s)]
         case .table(let t)?:
-            let handles = ([t["handle"]?.stringValue] + (t["aliases"]?.tableValue?.array.map(\.stringValue) ?? [])).compactMap { $0 }
-            guard !handles.isEmpty else { throw LuaState.HostError("hush.recent: sender must be a handle or a person with a handle") }
+            let handles = ([t["handle"]?.stringValue] + (t["aliases"]?.tableValue?.array.map(\.stringValue) ?? []))
+                .compactMap { $0 }
+            guard !handles.isEmpty else {
+                throw LuaState.HostError("hush.recent: sender must be a handle or a person with a handle")
+            }
             senders = handles.map(Handle.init)
         default: throw LuaState.HostError("hush.recent: sender must be a handle or a person with a handle")
         }
@@ -129,7 +137,9 @@ extension PolicyInterpreter {
             if let app, n.app != app { continue }
             if let thread, n.threadID != thread { continue }
             if let senders {
-                guard let stored = n.sender.map(Handle.init), senders.contains(where: { stored.matches($0) }) else { continue }
+                guard let stored = n.sender.map(Handle.init), senders.contains(where: { stored.matches($0) }) else {
+                    continue
+                }
             }
             count += 1
         }
@@ -144,15 +154,22 @@ extension PolicyInterpreter {
         let days = o["days"]?.doubleValue ?? 90
         let direction = o["direction"]?.stringValue
         if let direction, Interaction.Direction(rawValue: direction) == nil {
-            throw LuaState.HostError("hush.interactions: direction must be \"outgoing\" or \"incoming\", got \"\(direction)\"")
+            throw LuaState.HostError(
+                "hush.interactions: direction must be \"outgoing\" or \"incoming\", got \"\(direction)\"")
         }
-        let who: Person? = switch o["person"] {
-        case .string(let s)?: Person(handle: s)
-        case .table(let t)?: Person(handle: t["handle"]?.stringValue, aliases: t["aliases"]?.tableValue?.array.compactMap(\.stringValue) ?? [])
-        default: nil
-        }
+        let who: Person? =
+            switch o["person"] {
+            case .string(let s)?: Person(handle: s)
+            case .table(let t)?:
+                Person(
+                    handle: t["handle"]?.stringValue,
+                    aliases: t["aliases"]?.tableValue?.array.compactMap(\.stringValue) ?? [])
+            default: nil
+            }
         var count = 0
-        let interactions = try readState("interactions") { try ctx.state.interactions(user: ctx.user, since: ctx.now - days * 86400) }
+        let interactions = try readState("interactions") {
+            try ctx.state.interactions(user: ctx.user, since: ctx.now - days * 86400)
+        }
         for i in interactions where i.date <= ctx.now {
             if let direction, i.direction.rawValue != direction { continue }
             if let who, !i.people.contains(where: { ctx.directory.samePerson($0, who) }) { continue }
@@ -169,10 +186,14 @@ extension PolicyInterpreter {
         if lua_type(L, 1) == LUA_TNUMBER { limit = max(0, min(100, Int(lua_tointegerx(L, 1, nil)))) }
         let focus = ctx.focus.flatMap { policy.focus(named: $0) }
         let clock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? ZoneClock.current
-        let interactions = try readState("suggested") { try ctx.state.interactions(user: ctx.user, since: ctx.now - Suggestions.windowSeconds) }
-        let ranked = Suggestions.rank(interactions: interactions,
-                                      now: ctx.now, focus: focus, clock: clock, directory: ctx.directory,
-                                      excludeAllowed: false).prefix(limit)
+        let interactions = try readState("suggested") {
+            try ctx.state.interactions(user: ctx.user, since: ctx.now - Suggestions.windowSeconds)
+        }
+        let ranked = Suggestions.rank(
+            interactions: interactions,
+            now: ctx.now, focus: focus, clock: clock, directory: ctx.directory,
+            excludeAllowed: false
+        ).prefix(limit)
         lua_createtable(L, Int32(ranked.count), 0)
         for (i, s) in ranked.enumerated() {
             pushPerson(L, s.person)
@@ -185,14 +206,14 @@ extension PolicyInterpreter {
     func noteHelper(_ L: OpaquePointer) -> Int32 {
         let text: String
         switch lua_type(L, 1) {
-        case LUA_TSTRING: text = lua.string(at: 1, maxBytes: 4 * 1000) ?? "" // kept: 1000 characters
+        case LUA_TSTRING: text = lua.string(at: 1, maxBytes: 4 * 1000) ?? ""  // kept: 1000 characters
         case LUA_TNUMBER:
             text = lua_isinteger(L, 1) != 0 ? String(lua_tointegerx(L, 1, nil)) : String(lua_tonumberx(L, 1, nil))
         case LUA_TBOOLEAN: text = lua_toboolean(L, 1) != 0 ? "true" : "false"
         default: text = String(cString: lua_typename(L, lua_type(L, 1)))
         }
         if notes.count < 100 { notes.append(String(text.prefix(1000))) }
-        lua.requestStop() // the note belongs to this rule's report
+        lua.requestStop()  // the note belongs to this rule's report
         return 0
     }
 }

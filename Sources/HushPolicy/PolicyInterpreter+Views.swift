@@ -1,6 +1,6 @@
-import HushJSON
 import CLua54
 import HushCore
+import HushJSON
 import Lua
 
 /// The fields of the read-only `n` a rule receives (docs/reference.md, "Policy vocabulary").
@@ -70,8 +70,10 @@ extension PolicyInterpreter {
             let local = context.pointee.local
             let date = local.date
             lua_createtable(L, 0, 7)
-            for (key, value) in [("year", date.year), ("month", date.month), ("day", date.day), ("hour", local.hour),
-                                 ("min", local.minute), ("sec", local.secondOfDay % 60), ("wday", local.weekday)] {
+            for (key, value) in [
+                ("year", date.year), ("month", date.month), ("day", date.day), ("hour", local.hour),
+                ("min", local.minute), ("sec", local.secondOfDay % 60), ("wday", local.weekday),
+            ] {
                 lua.push(key)
                 lua_pushinteger(L, lua_Integer(value))
                 lua_rawset(L, -3)
@@ -104,7 +106,7 @@ extension PolicyInterpreter {
         lazyRootsCheckedAt = collections
         var kept = 0
         for i in lazyRoots.indices {
-            if isKnownUniquelyReferenced(&lazyRoots[i].node) { continue } // its tables are gone
+            if isKnownUniquelyReferenced(&lazyRoots[i].node) { continue }  // its tables are gone
             if lazyRoots[i].madeAt + 3 <= collections {
                 lazyRoots[i].node.count(against: lua.memoryAccount)
                 continue
@@ -334,13 +336,14 @@ final class LazyJSON {
         // String equality is canonical equivalence (U+212A KELVIN SIGN == "K"): either would find
         // a member the table it stands for does not have under this key, and hide the real one.
         guard let name = String(validating: bytes, as: UTF8.self), let value = Self.member(object, exactly: name),
-              loadedKeys.insert(name).inserted else { return 0 }
+            loadedKeys.insert(name).inserted
+        else { return 0 }
         return Self.push(L, value, depth: depth + 1, root: root ?? self) ? 1 : 0
     }
 
     /// The member whose key has exactly the bytes of `name`.
     static func member(_ object: JSONObject, exactly name: String) -> JSONValue? {
-        guard let value = object[name] else { return nil } // (no member is even equivalent)
+        guard let value = object[name] else { return nil }  // (no member is even equivalent)
         // ASCII other than K ; ` is canonically equivalent only to itself (see JSONObject).
         if name.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x4B && $0 != 0x3B && $0 != 0x60 }) { return value }
         for (key, value) in object where key.utf8.elementsEqual(name.utf8) { return value }

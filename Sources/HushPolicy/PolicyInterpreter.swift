@@ -51,7 +51,9 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         do {
             lua = try LuaState(limits: limits)
         } catch {
-            throw PolicyLoadError(problems: [PolicyProblem(file: sources.first?.name ?? "policy", line: 0, message: error.message)])
+            throw PolicyLoadError(problems: [
+                PolicyProblem(file: sources.first?.name ?? "policy", line: 0, message: error.message)
+            ])
         }
         self.lua = lua
 
@@ -69,7 +71,10 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
             defer { lua.endBudget() }
             try lua.call(arguments: 3, results: 0)
         } catch {
-            throw PolicyLoadError(problems: [PolicyProblem(file: "hush", line: error.line ?? 0, message: "internal: the policy prelude failed: \(error)")])
+            throw PolicyLoadError(problems: [
+                PolicyProblem(
+                    file: "hush", line: error.line ?? 0, message: "internal: the policy prelude failed: \(error)")
+            ])
         }
 
         for source in sources {
@@ -87,11 +92,14 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         let recordedProblems = lua.value(at: -1, depth: 3)
         lua.pop()
         if recordedProblems == LuaState.tooLarge {
-            problems.add(sources.first?.name ?? "policy", 0, "too many problems to list; fix the first ones and check again")
+            problems.add(
+                sources.first?.name ?? "policy", 0, "too many problems to list; fix the first ones and check again")
         }
         for item in recordedProblems.tableValue?.array ?? [] {
             guard let t = item.tableValue else { continue }
-            problems.add(t["file"]?.stringValue ?? "policy", t["line"]?.intValue ?? 0, t["message"]?.stringValue ?? "invalid declaration")
+            problems.add(
+                t["file"]?.stringValue ?? "policy", t["line"]?.intValue ?? 0,
+                t["message"]?.stringValue ?? "invalid declaration")
         }
         lua.pushReference(declarationsRef)
         let count = lua_rawlen(lua.L, -1)
@@ -105,15 +113,21 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
                     var small = 16
                     let head = lua.value(at: -1, depth: 1, budget: &small).tableValue
                     lua.pop()
-                    let what = [head?["kind"]?.stringValue, head?["name"]?.stringValue.map { "\"\($0)\"" }].compactMap { $0 }.joined(separator: " ")
-                    problems.add(head?["file"]?.stringValue ?? "policy", head?["line"]?.intValue ?? 0,
-                                 "\(what.isEmpty ? "a declaration" : what): too large to read (a policy's declarations may hold \(Self.maxDeclaredValues) values in all)")
+                    let what = [head?["kind"]?.stringValue, head?["name"]?.stringValue.map { "\"\($0)\"" }].compactMap {
+                        $0
+                    }.joined(separator: " ")
+                    problems.add(
+                        head?["file"]?.stringValue ?? "policy", head?["line"]?.intValue ?? 0,
+                        "\(what.isEmpty ? "a declaration" : what): too large to read (a policy's declarations may hold \(Self.maxDeclaredValues) values in all)"
+                    )
                     break
                 }
                 lua.pop()
                 guard let t = entry.tableValue, let kind = t["kind"]?.stringValue else { continue }
-                builder.add(Declaration(kind: kind, name: t["name"]?.stringValue, body: t["body"],
-                                        file: t["file"]?.stringValue ?? "policy", line: t["line"]?.intValue ?? 0))
+                builder.add(
+                    Declaration(
+                        kind: kind, name: t["name"]?.stringValue, body: t["body"],
+                        file: t["file"]?.stringValue ?? "policy", line: t["line"]?.intValue ?? 0))
             }
         }
         lua.pop()
@@ -154,7 +168,8 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     /// "attempt to call a nil value (global 'focuss')" → " (did you mean 'focus'?)"
     static func misspeltGlobalHint(_ message: String) -> String {
         guard let start = message.firstRange(of: "(global '")?.upperBound,
-              let end = message[start...].firstIndex(of: "'") else { return "" }
+            let end = message[start...].firstIndex(of: "'")
+        else { return "" }
         let name = String(message[start..<end])
         return Spelling.hint(for: name, in: vocabulary)
     }
@@ -176,7 +191,8 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         }
     }
 
-    private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) throws -> [RuleReport] {
+    private func runRules(_ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>) throws -> [RuleReport]
+    {
         // Most runs change nothing: the reports are then the blank ones, shared (no copy).
         var reports = rules.count == blankReports.count ? blankReports : rules.map { RuleReport(rule: $0) }
         let top = lua.top
@@ -256,7 +272,7 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         guard type == LUA_TTABLE else {
             return .failure("a rule returns nil or a table of changes, got a \(String(cString: lua_typename(L, type)))")
         }
-        lua.settleLazyTable(at: -1) // (a rule returning n.payload itself) read as the table it is
+        lua.settleLazyTable(at: -1)  // (a rule returning n.payload itself) read as the table it is
         var changes = RuleChanges()
         var seen = 0
         lua_pushnil(L)
@@ -264,7 +280,9 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
             seen += 1
             guard seen <= 32, lua_type(L, -2) == LUA_TSTRING, let key = lua.string(at: -2) else {
                 lua.pop(2)
-                return .failure("a rule's changes are written key = value with keys among \(Self.changeKeys.joined(separator: ", "))")
+                return .failure(
+                    "a rule's changes are written key = value with keys among \(Self.changeKeys.joined(separator: ", "))"
+                )
             }
             let value = lua.value(at: -1, depth: 0)
             lua.pop()
@@ -304,7 +322,9 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
                 changes.reason = s
             default:
                 lua.pop()
-                return .failure("unknown change '\(key)'\(Spelling.hint(for: key, in: Self.changeKeys)); a rule may return \(Self.changeKeys.joined(separator: ", "))")
+                return .failure(
+                    "unknown change '\(key)'\(Spelling.hint(for: key, in: Self.changeKeys)); a rule may return \(Self.changeKeys.joined(separator: ", "))"
+                )
             }
         }
         return .success(changes)

@@ -6,93 +6,93 @@ enum Prelude {
     static let chunkName = "=hush"
 
     static let source = #"""
-local callsite, declarations, problems = ...
-local type, tostring, select, rawget, error = type, tostring, select, rawget, error
+        local callsite, declarations, problems = ...
+        local type, tostring, select, rawget, error = type, tostring, select, rawget, error
 
-local function here()
-  -- level 3: the policy code that called the declaration function
-  return callsite(3)
-end
+        local function here()
+          -- level 3: the policy code that called the declaration function
+          return callsite(3)
+        end
 
-local function record(kind, name, body, file, line)
-  local entry = { kind = kind, name = name, body = body, file = file, line = line }
-  declarations[#declarations + 1] = entry
-  return entry
-end
+        local function record(kind, name, body, file, line)
+          local entry = { kind = kind, name = name, body = body, file = file, line = line }
+          declarations[#declarations + 1] = entry
+          return entry
+        end
 
-local function problem(file, line, message)
-  problems[#problems + 1] = { file = file, line = line, message = message }
-end
+        local function problem(file, line, message)
+          problems[#problems + 1] = { file = file, line = line, message = message }
+        end
 
--- A declaration with a name and a settings table: app "x" { ... }
-local function named(kind, what)
-  return function(name, extra)
-    local file, line = here()
-    if type(name) == "table" and extra == nil then
-      problem(file, line, kind .. " needs a name first: " .. kind .. " \"" .. what .. "\" { ... }")
-      return function() end
-    end
-    if type(name) ~= "string" or name == "" then
-      problem(file, line, kind .. " expects a " .. what .. " (a string), got " .. type(name))
-      return function() end
-    end
-    local entry = record(kind, name, nil, file, line)
-    return function(body)
-      if type(body) ~= "table" then
-        problem(file, line, kind .. " \"" .. name .. "\" expects a table of settings, got " .. type(body))
-        return
-      end
-      entry.body = body
-    end
-  end
-end
+        -- A declaration with a name and a settings table: app "x" { ... }
+        local function named(kind, what)
+          return function(name, extra)
+            local file, line = here()
+            if type(name) == "table" and extra == nil then
+              problem(file, line, kind .. " needs a name first: " .. kind .. " \"" .. what .. "\" { ... }")
+              return function() end
+            end
+            if type(name) ~= "string" or name == "" then
+              problem(file, line, kind .. " expects a " .. what .. " (a string), got " .. type(name))
+              return function() end
+            end
+            local entry = record(kind, name, nil, file, line)
+            return function(body)
+              if type(body) ~= "table" then
+                problem(file, line, kind .. " \"" .. name .. "\" expects a table of settings, got " .. type(body))
+                return
+              end
+              entry.body = body
+            end
+          end
+        end
 
--- A declaration that takes a table directly: summary { ... }
-local function direct(kind)
-  return function(body, ...)
-    local file, line = here()
-    if type(body) ~= "table" or select("#", ...) > 0 then
-      problem(file, line, kind .. " expects a table of settings: " .. kind .. " { ... }, got " .. type(body))
-      return
-    end
-    record(kind, nil, body, file, line)
-  end
-end
+        -- A declaration that takes a table directly: summary { ... }
+        local function direct(kind)
+          return function(body, ...)
+            local file, line = here()
+            if type(body) ~= "table" or select("#", ...) > 0 then
+              problem(file, line, kind .. " expects a table of settings: " .. kind .. " { ... }, got " .. type(body))
+              return
+            end
+            record(kind, nil, body, file, line)
+          end
+        end
 
-hush = {}
+        hush = {}
 
-app = named("app", "bundle id")
-category = named("category", "category identifier")
-focus = named("focus", "focus name")
-summary = direct("summary")
-contact = direct("contact")
-announce = direct("announce")
+        app = named("app", "bundle id")
+        category = named("category", "category identifier")
+        focus = named("focus", "focus name")
+        summary = direct("summary")
+        contact = direct("contact")
+        announce = direct("announce")
 
-function timezone(name, ...)
-  local file, line = here()
-  if type(name) ~= "string" or select("#", ...) > 0 then
-    problem(file, line, "timezone expects an IANA name such as \"Europe/Berlin\", got " .. type(name))
-    return
-  end
-  record("timezone", name, nil, file, line)
-end
+        function timezone(name, ...)
+          local file, line = here()
+          if type(name) ~= "string" or select("#", ...) > 0 then
+            problem(file, line, "timezone expects an IANA name such as \"Europe/Berlin\", got " .. type(name))
+            return
+          end
+          record("timezone", name, nil, file, line)
+        end
 
-function rule(name, fn, ...)
-  local file, line = here()
-  if type(name) == "function" and fn == nil then
-    problem(file, line, "rule needs a name first: rule(\"what it does\", function(n, ctx) ... end)")
-    return
-  end
-  if type(name) ~= "string" or name == "" then
-    problem(file, line, "rule expects a name (a string) first, got " .. type(name))
-    return
-  end
-  if type(fn) ~= "function" then
-    problem(file, line, "rule \"" .. name .. "\" is not a function (got " .. type(fn) .. "): rule(\"" .. name .. "\", function(n, ctx) ... end)")
-    return
-  end
-  record("rule", name, fn, file, line)
-end
+        function rule(name, fn, ...)
+          local file, line = here()
+          if type(name) == "function" and fn == nil then
+            problem(file, line, "rule needs a name first: rule(\"what it does\", function(n, ctx) ... end)")
+            return
+          end
+          if type(name) ~= "string" or name == "" then
+            problem(file, line, "rule expects a name (a string) first, got " .. type(name))
+            return
+          end
+          if type(fn) ~= "function" then
+            problem(file, line, "rule \"" .. name .. "\" is not a function (got " .. type(fn) .. "): rule(\"" .. name .. "\", function(n, ctx) ... end)")
+            return
+          end
+          record("rule", name, fn, file, line)
+        end
 
-"""#
+        """#
 }

@@ -248,8 +248,10 @@ public final class InMemoryStateStore: StateStore {
         if arrival && n.summaryAt == nil { s.arrivals.append(entry, date: n.date) }
     }
 
-    package func deliverDueSummaries(user: String, upTo t: Double,
-                                    recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
+    package func deliverDueSummaries(
+        user: String, upTo t: Double,
+        recording changes: (SummaryBatch) throws -> [StateChange]
+    ) throws -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
         let batches = takeDueSummaries(user: user, upTo: t)
         for batch in batches { apply(try changes(batch)) }
@@ -267,7 +269,9 @@ public final class InMemoryStateStore: StateStore {
     package func setManualFocus(user: String, _ focus: ManualFocus?) { makeState(user).manual = focus }
 
     package func addInteractions(_ interactions: [Interaction]) {
-        for interaction in interactions { makeState(interaction.user).interactions.append(interaction, date: interaction.date) }
+        for interaction in interactions {
+            makeState(interaction.user).interactions.append(interaction, date: interaction.date)
+        }
     }
 
     package func prune(before t: Double) {

@@ -1,5 +1,5 @@
-import HushJSON
 import HushCore
+import HushJSON
 
 /// Persons as JSON text in the state file: `{"handle":…,"name":…,"contact":…,"aliases":[…]}`,
 /// absent members omitted. Round-trips exactly.
@@ -56,7 +56,8 @@ enum PersonJSON {
             switch o[key] {
             case nil, .null?: return nil
             case .string(let s)?: return s
-            case let other?: throw DecodingError(description: "a person's \(key): expected a string, got \(other.typeName)")
+            case let other?:
+                throw DecodingError(description: "a person's \(key): expected a string, got \(other.typeName)")
             }
         }
         var aliases: [String] = []
@@ -69,8 +70,10 @@ enum PersonJSON {
                 }
                 return s
             }
-        case let other?: throw DecodingError(description: "a person's aliases: expected an array, got \(other.typeName)")
+        case let other?:
+            throw DecodingError(description: "a person's aliases: expected an array, got \(other.typeName)")
         }
-        return Person(handle: try string("handle"), name: try string("name"), contact: try string("contact"), aliases: aliases)
+        return Person(
+            handle: try string("handle"), name: try string("name"), contact: try string("contact"), aliases: aliases)
     }
 }

@@ -46,7 +46,8 @@ struct RetentionPolicy: Sendable {
         let ceiling = Date().timeIntervalSince1970 + 86400
         if date.isFinite { entry.newest = max(entry.newest, min(date, ceiling)) }
         entry.appliesSincePrune += 1
-        let due = entry.appliesSincePrune >= pruneEvery || entry.prunedThrough.map { entry.newest - $0 >= interval } ?? true
+        let due =
+            entry.appliesSincePrune >= pruneEvery || entry.prunedThrough.map { entry.newest - $0 >= interval } ?? true
         guard due && entry.newest.isFinite else { return nil }
         entry.prunedThrough = entry.newest
         entry.appliesSincePrune = 0
@@ -55,7 +56,9 @@ struct RetentionPolicy: Sendable {
 
     /// Calls `body` with each user `changes` touch and the newest date among their changes,
     /// for `noteApply`.
-    static func forEachUser(in changes: [StateChange], _ body: (_ user: String, _ newest: Double) throws -> Void) rethrows {
+    static func forEachUser(in changes: [StateChange], _ body: (_ user: String, _ newest: Double) throws -> Void)
+        rethrows
+    {
         var touched = TouchedUsers()
         for change in changes { touched.note(change) }
         try touched.forEach(body)

@@ -104,8 +104,11 @@ extension SQLiteStateStore {
     }
 
     /// The group of the delivered notification with this key; nil: none is delivered.
-    private func deliveredGroup(user: String, app: String, id: String, in db: Database) throws -> DeliveredGroupMembership? {
-        try fetchOne(DeliveredGroupMembership.self, db, sql: Self.selectDeliveredGroup,
-                     [user.databaseValue, app.databaseValue, id.databaseValue])
+    private func deliveredGroup(user: String, app: String, id: String, in db: Database) throws
+        -> DeliveredGroupMembership?
+    {
+        try fetchOne(
+            DeliveredGroupMembership.self, db, sql: Self.selectDeliveredGroup,
+            [user.databaseValue, app.databaseValue, id.databaseValue])
     }
 }

@@ -1,5 +1,5 @@
-import HushCore
 import Foundation
+import HushCore
 
 extension SQLiteStateStore {
     /// Why a state file could not be opened or used. Every message names the file.

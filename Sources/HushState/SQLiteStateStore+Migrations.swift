@@ -39,73 +39,74 @@ extension SQLiteStateStore {
             summary_at REAL,
             sender TEXT
             """
-        try db.execute(sql: """
-            -- The delivered list. seq is renewed when a notification joins a group, so a group's
-            -- members come back oldest (first joined) first; replaced in place, it keeps it.
-            -- rev: drawn at random on every insert and update, so a reader can tell a row it
-            -- decoded before from a changed one (see SQLiteStateStore+RowCache.swift).
-            CREATE TABLE delivered (
-                seq INTEGER PRIMARY KEY,
-                rev INTEGER NOT NULL,
-                \(notificationColumns),
-                UNIQUE (user, app, id)
-            );
-            CREATE INDEX delivered_by_group ON delivered (user, group_id, seq, rev);
-            CREATE INDEX delivered_by_date ON delivered (user, date);
+        try db.execute(
+            sql: """
+                -- The delivered list. seq is renewed when a notification joins a group, so a group's
+                -- members come back oldest (first joined) first; replaced in place, it keeps it.
+                -- rev: drawn at random on every insert and update, so a reader can tell a row it
+                -- decoded before from a changed one (see SQLiteStateStore+RowCache.swift).
+                CREATE TABLE delivered (
+                    seq INTEGER PRIMARY KEY,
+                    rev INTEGER NOT NULL,
+                    \(notificationColumns),
+                    UNIQUE (user, app, id)
+                );
+                CREATE INDEX delivered_by_group ON delivered (user, group_id, seq, rev);
+                CREATE INDEX delivered_by_date ON delivered (user, date);
 
-            -- The summary queue.
-            CREATE TABLE queue (
-                seq INTEGER PRIMARY KEY,
-                \(notificationColumns),
-                UNIQUE (user, app, id)
-            );
-            CREATE INDEX queue_by_summary ON queue (user, summary_at);
+                -- The summary queue.
+                CREATE TABLE queue (
+                    seq INTEGER PRIMARY KEY,
+                    \(notificationColumns),
+                    UNIQUE (user, app, id)
+                );
+                CREATE INDEX queue_by_summary ON queue (user, summary_at);
 
-            -- Every arrival, delivered or queued, as `hush.recent` counts them: kept when the
-            -- queued one is summarised or replaced, pruned with the delivered list.
-            CREATE TABLE arrivals (
-                seq INTEGER PRIMARY KEY,
-                \(notificationColumns)
-            );
-            CREATE INDEX arrivals_by_date ON arrivals (user, date);
+                -- Every arrival, delivered or queued, as `hush.recent` counts them: kept when the
+                -- queued one is summarised or replaced, pruned with the delivered list.
+                CREATE TABLE arrivals (
+                    seq INTEGER PRIMARY KEY,
+                    \(notificationColumns)
+                );
+                CREATE INDEX arrivals_by_date ON arrivals (user, date);
 
-            -- Calls, for repeated calls. caller: the person as JSON (handle, name, contact, aliases).
-            CREATE TABLE calls (
-                seq INTEGER PRIMARY KEY,
-                user TEXT NOT NULL,
-                date REAL NOT NULL,
-                app TEXT NOT NULL,
-                caller TEXT NOT NULL
-            );
-            CREATE INDEX calls_by_date ON calls (user, date);
+                -- Calls, for repeated calls. caller: the person as JSON (handle, name, contact, aliases).
+                CREATE TABLE calls (
+                    seq INTEGER PRIMARY KEY,
+                    user TEXT NOT NULL,
+                    date REAL NOT NULL,
+                    app TEXT NOT NULL,
+                    caller TEXT NOT NULL
+                );
+                CREATE INDEX calls_by_date ON calls (user, date);
 
-            -- A focus turned on by hand. name NULL: every focus turned off by hand.
-            CREATE TABLE manual_focus (
-                user TEXT NOT NULL PRIMARY KEY,
-                name TEXT,
-                since REAL NOT NULL,
-                until REAL
-            );
+                -- A focus turned on by hand. name NULL: every focus turned off by hand.
+                CREATE TABLE manual_focus (
+                    user TEXT NOT NULL PRIMARY KEY,
+                    name TEXT,
+                    since REAL NOT NULL,
+                    until REAL
+                );
 
-            -- Donated interactions (SPEC §6). people: a JSON array of persons.
-            CREATE TABLE interactions (
-                seq INTEGER PRIMARY KEY,
-                user TEXT NOT NULL,
-                date REAL NOT NULL,
-                direction TEXT NOT NULL,
-                kind TEXT NOT NULL,
-                app TEXT,
-                people TEXT NOT NULL,
-                group_name TEXT
-            );
-            CREATE INDEX interactions_by_date ON interactions (user, date);
+                -- Donated interactions (SPEC §6). people: a JSON array of persons.
+                CREATE TABLE interactions (
+                    seq INTEGER PRIMARY KEY,
+                    user TEXT NOT NULL,
+                    date REAL NOT NULL,
+                    direction TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    app TEXT,
+                    people TEXT NOT NULL,
+                    group_name TEXT
+                );
+                CREATE INDEX interactions_by_date ON interactions (user, date);
 
-            -- Automatic retention: the newest date each user's rows were last pruned against.
-            CREATE TABLE retention (
-                user TEXT NOT NULL PRIMARY KEY,
-                pruned_through REAL NOT NULL
-            );
-            """)
+                -- Automatic retention: the newest date each user's rows were last pruned against.
+                CREATE TABLE retention (
+                    user TEXT NOT NULL PRIMARY KEY,
+                    pruned_through REAL NOT NULL
+                );
+                """)
     }
 
     /// Refuses a file migrated by a newer Hush, before anything is written to it.
@@ -138,7 +139,8 @@ extension SQLiteStateStore {
         }
         // A newer Hush may have migrated the file between our check and our migration.
         try dbQueue.unsafeRead { db in
-            try checkSchemaIsKnown(db, path: path, identifiers: String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+            try checkSchemaIsKnown(
+                db, path: path, identifiers: String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
         }
     }
 }

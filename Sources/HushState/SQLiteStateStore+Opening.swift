@@ -35,7 +35,9 @@ extension SQLiteStateStore {
                 }
                 let mode = try switchToWAL(db)
                 guard mode == "wal" else {
-                    throw Error.cannotOpen(path: path, reason: "could not turn on write-ahead logging (journal mode: \(mode ?? "unknown"))")
+                    throw Error.cannotOpen(
+                        path: path, reason: "could not turn on write-ahead logging (journal mode: \(mode ?? "unknown"))"
+                    )
                 }
                 // In WAL, NORMAL syncs at checkpoints only: a commit survives the process being
                 // killed (it is in the WAL, in the OS's cache); a power loss may lose the last
@@ -73,7 +75,8 @@ extension SQLiteStateStore {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw Error.cannotOpen(path: path, reason: "cannot create the directory \(directory.path): \(error.localizedDescription)")
+            throw Error.cannotOpen(
+                path: path, reason: "cannot create the directory \(directory.path): \(error.localizedDescription)")
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -85,13 +88,17 @@ extension SQLiteStateStore {
     /// begun to create (an empty `grdb_migrations`); otherwise it must hold Hush's migrations,
     /// none of them newer than ours.
     private static func checkIsHushFile(_ db: Database, path: String) throws {
-        let tables = try String.fetchAll(db, sql: """
-            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
-            """)
+        let tables = try String.fetchAll(
+            db,
+            sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
+                """)
         if tables.isEmpty { return }
-        let identifiers = tables.contains("grdb_migrations")
+        let identifiers =
+            tables.contains("grdb_migrations")
             ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
-        let isHush = identifiers.contains { $0.first == "v" && Int($0.dropFirst()) != nil }
+        let isHush =
+            identifiers.contains { $0.first == "v" && Int($0.dropFirst()) != nil }
             || (tables == ["grdb_migrations"] && identifiers.isEmpty)
         if !isHush {
             let names = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")

@@ -53,7 +53,9 @@ extension SQLiteStateStore {
     }
 
     /// Runs the (cached) `sql` with `arguments` and calls `body` with each row, in order.
-    private func forEachRawRow(_ db: Database, sql: String, _ arguments: [DatabaseValue], _ body: (RawRow) throws -> Void) throws {
+    private func forEachRawRow(
+        _ db: Database, sql: String, _ arguments: [DatabaseValue], _ body: (RawRow) throws -> Void
+    ) throws {
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
         sqlite3_reset(statement)
         // Reset again whatever happens: a statement left on a row would hold its read open.
@@ -67,21 +69,28 @@ extension SQLiteStateStore {
         }
     }
 
-    private func bind(_ arguments: [DatabaseValue], to statement: SQLiteStatement, _ db: Database, _ sql: String) throws {
+    private func bind(_ arguments: [DatabaseValue], to statement: SQLiteStatement, _ db: Database, _ sql: String) throws
+    {
         guard Int(sqlite3_bind_parameter_count(statement)) == arguments.count else {
-            throw RawSQLiteError(description: "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(statement)) parameters in \(sql)")
+            throw RawSQLiteError(
+                description:
+                    "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(statement)) parameters in \(sql)")
         }
         for (i, argument) in arguments.enumerated() {
             let index = Int32(i + 1)
             let code: Int32
             switch argument.storage {
             case .string(var s):
-                code = s.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+                code = s.withUTF8 {
+                    sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), Self.transient)
+                }
             case .double(let d): code = sqlite3_bind_double(statement, index, d)
             case .int64(let n): code = sqlite3_bind_int64(statement, index, n)
             case .null: code = sqlite3_bind_null(statement, index)
             case .blob(let data):
-                code = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+                code = data.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient)
+                }
             }
             guard code == SQLITE_OK else { throw Self.rawError(db, code, sql) }
         }

@@ -31,6 +31,8 @@ extension SQLiteStateStore {
         try db.cachedStatement(sql: "DELETE FROM delivered WHERE user = ? AND date < ?").execute(arguments: [user, t])
         try db.cachedStatement(sql: "DELETE FROM arrivals WHERE user = ? AND date < ?").execute(arguments: [user, t])
         try db.cachedStatement(sql: "DELETE FROM calls WHERE user = ? AND date < ?").execute(arguments: [user, t])
-        try db.cachedStatement(sql: "DELETE FROM interactions WHERE user = ? AND date < ?").execute(arguments: [user, cutoffs.interactions])
+        try db.cachedStatement(sql: "DELETE FROM interactions WHERE user = ? AND date < ?").execute(arguments: [
+            user, cutoffs.interactions,
+        ])
     }
 }

@@ -29,8 +29,9 @@ extension SQLiteStateStore {
     /// The members of a group, oldest first: (seq, rev) from the covering index, then each row
     /// from the cache, or decoded and cached.
     func cachedGroupMembers(_ db: Database, user: String, groupID: String) throws -> [StoredNotification] {
-        let versions = try fetchAll(DeliveredRowVersion.self, db, sql: Self.selectGroupVersions,
-                                    [user.databaseValue, groupID.databaseValue])
+        let versions = try fetchAll(
+            DeliveredRowVersion.self, db, sql: Self.selectGroupVersions,
+            [user.databaseValue, groupID.databaseValue])
         var members: [StoredNotification] = []
         members.reserveCapacity(versions.count)
         for version in versions {
@@ -38,7 +39,9 @@ extension SQLiteStateStore {
                 members.append(cached)
                 continue
             }
-            guard let row = try fetchOne(DeliveredRow.self, db, sql: Self.selectDeliveredBySeq, [version.seq.databaseValue])
+            guard
+                let row = try fetchOne(
+                    DeliveredRow.self, db, sql: Self.selectDeliveredBySeq, [version.seq.databaseValue])
             else { continue }  // deleted since the scan
             let n = row.notification
             guard n.user == user, n.groupID == groupID else { continue }  // moved since the scan

@@ -5,7 +5,8 @@ import HushCore
 extension SQLiteStateStore {
     typealias N = NotificationColumn
 
-    static let selectDelivered = "SELECT \(DeliveredRow.selectList) FROM delivered WHERE user = ? AND app = ? AND id = ?"
+    static let selectDelivered =
+        "SELECT \(DeliveredRow.selectList) FROM delivered WHERE user = ? AND app = ? AND id = ?"
     static let selectQueued = "SELECT \(QueueRow.selectList) FROM queue WHERE user = ? AND app = ? AND id = ?"
     /// Oldest member (first to join the group) first; from the covering index alone.
     static let selectGroupVersions = """

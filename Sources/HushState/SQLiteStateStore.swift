@@ -71,14 +71,17 @@ public final class SQLiteStateStore: StateStore {
 
     package func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
         try read("read a notification") { db in
-            try fetchOne(DeliveredRow.self, db, sql: Self.selectDelivered, [user.databaseValue, app.databaseValue, id.databaseValue])?
+            try fetchOne(
+                DeliveredRow.self, db, sql: Self.selectDelivered,
+                [user.databaseValue, app.databaseValue, id.databaseValue])?
                 .notification
         }
     }
 
     package func queued(user: String, app: String, id: String) throws -> StoredNotification? {
         try read("read a notification") { db in
-            try fetchOne(QueueRow.self, db, sql: Self.selectQueued, [user.databaseValue, app.databaseValue, id.databaseValue])?
+            try fetchOne(
+                QueueRow.self, db, sql: Self.selectQueued, [user.databaseValue, app.databaseValue, id.databaseValue])?
                 .notification
         }
     }
@@ -101,7 +104,8 @@ public final class SQLiteStateStore: StateStore {
 
     package func recent(user: String, since: Double) throws -> [StoredNotification] {
         try read("read recent notifications") { db in
-            try fetchAll(ArrivalRow.self, db, sql: Self.selectRecent, [user.databaseValue, since.databaseValue]).map(\.notification)
+            try fetchAll(ArrivalRow.self, db, sql: Self.selectRecent, [user.databaseValue, since.databaseValue]).map(
+                \.notification)
         }
     }
 
@@ -109,7 +113,8 @@ public final class SQLiteStateStore: StateStore {
     package func interactions(user: String, since: Double) throws -> [Interaction] {
         try read("read interactions") { db in
             typealias C = InteractionRow.Columns
-            return try InteractionRow.filter(C.user == user && C.date >= since).order(C.seq).fetchAll(db).map(\.interaction)
+            return try InteractionRow.filter(C.user == user && C.date >= since).order(C.seq).fetchAll(db).map(
+                \.interaction)
         }
     }
 
@@ -181,8 +186,10 @@ public final class SQLiteStateStore: StateStore {
     /// Takes the due summaries and records what delivering them changes in ONE transaction: a
     /// crash, or a write that fails, never leaves a batch taken from the queue but not delivered
     /// (two transactions would lose it between them).
-    package func deliverDueSummaries(user: String, upTo t: Double,
-                                    recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
+    package func deliverDueSummaries(
+        user: String, upTo t: Double,
+        recording changes: (SummaryBatch) throws -> [StateChange]
+    ) throws -> [SummaryBatch] {
         let anyDue = try read("take the due summaries") { db in
             try self.anyDue(db, user: user, upTo: t)
         }

@@ -57,13 +57,14 @@ extension StoredNotification {
     /// Reads the notification columns, in `NotificationColumn` order.
     init(columns c: inout ColumnReader<some ColumnSource>) throws {
         typealias C = NotificationColumn
-        self.init(user: try c.requiredText(C.user), app: try c.requiredText(C.app), id: try c.requiredText(C.id),
-                  date: try c.requiredReal(C.date), title: try c.text(C.title), body: try c.text(C.body),
-                  category: try c.text(C.category), threadID: try c.text(C.threadID), groupID: try c.text(C.groupID),
-                  summaryArgument: try c.text(C.summaryArgument),
-                  summaryArgumentCount: Int(try c.requiredInteger(C.summaryArgumentCount)),
-                  relevance: try c.real(C.relevance), hasMedia: try c.requiredInteger(C.hasMedia) != 0,
-                  expiration: try c.real(C.expiration), summaryAt: try c.real(C.summaryAt), sender: try c.text(C.sender))
+        self.init(
+            user: try c.requiredText(C.user), app: try c.requiredText(C.app), id: try c.requiredText(C.id),
+            date: try c.requiredReal(C.date), title: try c.text(C.title), body: try c.text(C.body),
+            category: try c.text(C.category), threadID: try c.text(C.threadID), groupID: try c.text(C.groupID),
+            summaryArgument: try c.text(C.summaryArgument),
+            summaryArgumentCount: Int(try c.requiredInteger(C.summaryArgumentCount)),
+            relevance: try c.real(C.relevance), hasMedia: try c.requiredInteger(C.hasMedia) != 0,
+            expiration: try c.real(C.expiration), summaryAt: try c.real(C.summaryAt), sender: try c.text(C.sender))
     }
 
     /// What is stored in `column`. (Optionals are unwrapped here rather than by GRDB's generic
@@ -105,7 +106,9 @@ extension StoredNotification {
 struct DeliveredRow: StateRecord {
     static let databaseTableName = "delivered"
     enum Columns: String, ColumnExpression { case seq, rev }
-    static var selection: [any ColumnExpression] { NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq, Columns.rev] }
+    static var selection: [any ColumnExpression] {
+        NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq, Columns.rev]
+    }
 
     var notification: StoredNotification
     var seq: Int64
@@ -151,7 +154,9 @@ struct DeliveredGroupMembership: StateRecord {
 struct QueueRow: StateRecord {
     static let databaseTableName = "queue"
     enum Columns: String, ColumnExpression { case seq }
-    static var selection: [any ColumnExpression] { NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq] }
+    static var selection: [any ColumnExpression] {
+        NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq]
+    }
 
     var notification: StoredNotification
     var seq: Int64
@@ -166,7 +171,9 @@ struct QueueRow: StateRecord {
 struct ArrivalRow: StateRecord {
     static let databaseTableName = "arrivals"
     enum Columns: String, ColumnExpression { case seq }
-    static var selection: [any ColumnExpression] { NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq] }
+    static var selection: [any ColumnExpression] {
+        NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq]
+    }
 
     var notification: StoredNotification
     var seq: Int64
@@ -195,9 +202,10 @@ struct CallRow: StateRecord, PersistableRecord {
 
     init(columns c: inout ColumnReader<some ColumnSource>) throws {
         seq = try c.requiredInteger(Columns.seq)
-        call = CallRecord(user: try c.requiredText(Columns.user), date: try c.requiredReal(Columns.date),
-                          app: try c.requiredText(Columns.app),
-                          caller: try PersonJSON.decodePerson(c.requiredText(Columns.caller)))
+        call = CallRecord(
+            user: try c.requiredText(Columns.user), date: try c.requiredReal(Columns.date),
+            app: try c.requiredText(Columns.app),
+            caller: try PersonJSON.decodePerson(c.requiredText(Columns.caller)))
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -225,8 +233,9 @@ struct ManualFocusRow: StateRecord, PersistableRecord {
 
     init(columns c: inout ColumnReader<some ColumnSource>) throws {
         user = try c.requiredText(Columns.user)
-        focus = ManualFocus(name: try c.text(Columns.name), since: try c.requiredReal(Columns.since),
-                            until: try c.real(Columns.until))
+        focus = ManualFocus(
+            name: try c.text(Columns.name), since: try c.requiredReal(Columns.since),
+            until: try c.real(Columns.until))
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -260,11 +269,13 @@ struct InteractionRow: StateRecord, PersistableRecord {
         let user = try c.requiredText(Columns.user), date = try c.requiredReal(Columns.date)
         let direction = try c.requiredText(Columns.direction), kind = try c.requiredText(Columns.kind)
         guard let d = Interaction.Direction(rawValue: direction), let k = Communication.Kind(rawValue: kind) else {
-            throw PersonJSON.DecodingError(description: "an interaction with an unknown direction \"\(direction)\" or kind \"\(kind)\"")
+            throw PersonJSON.DecodingError(
+                description: "an interaction with an unknown direction \"\(direction)\" or kind \"\(kind)\"")
         }
-        interaction = Interaction(user: user, date: date, direction: d, kind: k, app: try c.text(Columns.app),
-                                  people: try PersonJSON.decodePeople(c.requiredText(Columns.people)),
-                                  group: try c.text(Columns.group))
+        interaction = Interaction(
+            user: user, date: date, direction: d, kind: k, app: try c.text(Columns.app),
+            people: try PersonJSON.decodePeople(c.requiredText(Columns.people)),
+            group: try c.text(Columns.group))
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -333,21 +344,28 @@ struct ColumnReader<Source: ColumnSource> {
 
     mutating func text(_ column: some ColumnExpression) throws -> String? { try source.text(at: advance(past: column)) }
     mutating func real(_ column: some ColumnExpression) throws -> Double? { try source.real(at: advance(past: column)) }
-    mutating func integer(_ column: some ColumnExpression) throws -> Int64? { try source.integer(at: advance(past: column)) }
+    mutating func integer(_ column: some ColumnExpression) throws -> Int64? {
+        try source.integer(at: advance(past: column))
+    }
 
     mutating func requiredText(_ column: some ColumnExpression) throws -> String { try required(text(column), column) }
     mutating func requiredReal(_ column: some ColumnExpression) throws -> Double { try required(real(column), column) }
-    mutating func requiredInteger(_ column: some ColumnExpression) throws -> Int64 { try required(integer(column), column) }
+    mutating func requiredInteger(_ column: some ColumnExpression) throws -> Int64 {
+        try required(integer(column), column)
+    }
 
     private mutating func advance(past column: some ColumnExpression) -> Int32 {
-        assert(source.columnName(at: position).lowercased() == column.name,
-               "reading \(column.name) where the statement has \(source.columnName(at: position))")
+        assert(
+            source.columnName(at: position).lowercased() == column.name,
+            "reading \(column.name) where the statement has \(source.columnName(at: position))")
         defer { position += 1 }
         return position
     }
 
     private func required<T>(_ value: T?, _ column: some ColumnExpression) throws -> T {
-        guard let value else { throw ColumnError(description: "column \(column.name) is NULL where a value is required") }
+        guard let value else {
+            throw ColumnError(description: "column \(column.name) is NULL where a value is required")
+        }
         return value
     }
 }

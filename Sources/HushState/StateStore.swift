@@ -9,8 +9,10 @@ package protocol StateStore: StateReading, AnyObject {
     func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch]
     /// Takes the due summaries and records `changes(batch)` for each, atomically: a batch is never
     /// taken from the queue without its delivery being recorded (nor the other way round).
-    func deliverDueSummaries(user: String, upTo t: Double,
-                             recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch]
+    func deliverDueSummaries(
+        user: String, upTo t: Double,
+        recording changes: (SummaryBatch) throws -> [StateChange]
+    ) throws -> [SummaryBatch]
     func setManualFocus(user: String, _ focus: ManualFocus?) throws
     func addInteractions(_ interactions: [Interaction]) throws
     /// Every queued notification of a user, for status.
@@ -32,8 +34,10 @@ extension StateStore {
 
     /// Take, then apply: atomic for a store whose writes cannot fail halfway (in memory). A store
     /// with separate transactions must do both in one (see `SQLiteStateStore`).
-    package func deliverDueSummaries(user: String, upTo t: Double,
-                                    recording changes: (SummaryBatch) throws -> [StateChange]) throws -> [SummaryBatch] {
+    package func deliverDueSummaries(
+        user: String, upTo t: Double,
+        recording changes: (SummaryBatch) throws -> [StateChange]
+    ) throws -> [SummaryBatch] {
         let batches = try takeDueSummaries(user: user, upTo: t)
         for batch in batches { try apply(changes(batch)) }
         return batches

@@ -47,10 +47,12 @@ enum SummaryQueue {
         for n in queue where isDue(n, upTo: t) { byInstant[n.summaryAt!, default: []].append(n) }
         return byInstant.keys.sorted().map { at in
             let due = byInstant[at]!
-            return SummaryBatch(user: user, at: at,
-                                notifications: sortedKeepingQueueOrder(due.filter { !isExpired($0, at: at) },
-                                                                      by: SummaryBatch.presentationOrder),
-                                dropped: sortedKeepingQueueOrder(due.filter { isExpired($0, at: at) }) { $0.date < $1.date })
+            return SummaryBatch(
+                user: user, at: at,
+                notifications: sortedKeepingQueueOrder(
+                    due.filter { !isExpired($0, at: at) },
+                    by: SummaryBatch.presentationOrder),
+                dropped: sortedKeepingQueueOrder(due.filter { isExpired($0, at: at) }) { $0.date < $1.date })
         }
     }
 
@@ -62,9 +64,12 @@ enum SummaryQueue {
 
     /// Sorted by `areInIncreasingOrder`, ties in their order in `queue` (the standard library's
     /// sort does not promise to be stable).
-    private static func sortedKeepingQueueOrder(_ queue: [StoredNotification],
-                                                by areInIncreasingOrder: (StoredNotification, StoredNotification) -> Bool)
-        -> [StoredNotification] {
+    private static func sortedKeepingQueueOrder(
+        _ queue: [StoredNotification],
+        by areInIncreasingOrder: (StoredNotification, StoredNotification) -> Bool
+    )
+        -> [StoredNotification]
+    {
         queue.enumerated().sorted { a, b in
             if areInIncreasingOrder(a.element, b.element) { return true }
             if areInIncreasingOrder(b.element, a.element) { return false }

@@ -51,7 +51,9 @@ package struct LuaError: Error, Sendable, Hashable, CustomStringConvertible {
             let afterColon = text.index(after: colon)
             guard let secondColon = firstLine[afterColon...].firstIndex(of: ":") else { break }
             let digits = text[afterColon..<secondColon]
-            if colon > text.startIndex, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let line = Int(digits) {
+            if colon > text.startIndex, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let line = Int(digits)
+            {
                 let file = String(text[text.startIndex..<colon])
                 var message = text[text.index(after: secondColon)...]
                 if message.first == " " { message = message.dropFirst() }

@@ -18,8 +18,10 @@ package struct LuaLimits: Sendable, Hashable {
     /// Checked with the instruction count, so it applies once counting has started.
     package var timeLimitMilliseconds: Double
 
-    package init(memoryBytes: Int = 64 << 20, graceMilliseconds: Double = 2, instructionLimit: Int = 5_000_000,
-                patternSteps: Int = 1_000_000, stringBytes: Int = 16 << 20, timeLimitMilliseconds: Double = 1000) {
+    package init(
+        memoryBytes: Int = 64 << 20, graceMilliseconds: Double = 2, instructionLimit: Int = 5_000_000,
+        patternSteps: Int = 1_000_000, stringBytes: Int = 16 << 20, timeLimitMilliseconds: Double = 1000
+    ) {
         self.memoryBytes = memoryBytes
         self.graceMilliseconds = graceMilliseconds
         self.instructionLimit = instructionLimit

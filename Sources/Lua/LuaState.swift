@@ -31,7 +31,7 @@ package final class LuaState {
         self.L = hush_sandbox_state(sandbox)
         self.box = box
         box.takeUnretainedValue().state = self
-        hostFunctions.append(nil) // id 0 is print
+        hostFunctions.append(nil)  // id 0 is print
     }
 
     private let box: Unmanaged<LuaStateBox>
@@ -140,11 +140,12 @@ package final class LuaState {
         let code = hush_pcall(sandbox, nargs, nresults)
         if Int(code) != HUSH_OK {
             let message = popString()
-            let kind: LuaError.Kind = switch Int(code) {
-            case HUSH_BUDGET: .budget
-            case HUSH_MEMORY: .memory
-            default: .runtime
-            }
+            let kind: LuaError.Kind =
+                switch Int(code) {
+                case HUSH_BUDGET: .budget
+                case HUSH_MEMORY: .memory
+                default: .runtime
+                }
             throw restoringFile(LuaError(kind: kind, raw: message))
         }
     }
@@ -157,7 +158,8 @@ package final class LuaState {
     /// the budget was already exhausted before it ran (then it failed at once, as `call` does);
     /// returns `references.count` when every one returned nil.
     package func callUntilResult(_ references: [Int32], from first: Int, arguments a: Int32, _ b: Int32)
-        -> (index: Int, error: LuaError?, exhaustedBefore: Bool) {
+        -> (index: Int, error: LuaError?, exhaustedBefore: Bool)
+    {
         var exhausted: Int32 = 0
         var status: Int32 = 0
         let index = references.withUnsafeBufferPointer { refs in
@@ -165,11 +167,12 @@ package final class LuaState {
         }
         guard Int(status) != HUSH_OK else { return (index, nil, exhausted != 0) }
         let message = popString()
-        let kind: LuaError.Kind = switch Int(status) {
-        case HUSH_BUDGET: .budget
-        case HUSH_MEMORY: .memory
-        default: .runtime
-        }
+        let kind: LuaError.Kind =
+            switch Int(status) {
+            case HUSH_BUDGET: .budget
+            case HUSH_MEMORY: .memory
+            default: .runtime
+            }
         return (index, restoringFile(LuaError(kind: kind, raw: message)), exhausted != 0)
     }
 
@@ -179,9 +182,12 @@ package final class LuaState {
     // MARK: lazy tables
 
     /// What serves lazy tables (see `hush_push_lazy` in LuaSandbox.h): `(node, L, op, depth, a, b)`.
-    package typealias LazyTableCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, Int32, Int32, Int32) -> Int32
+    package typealias LazyTableCallback =
+        @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, Int32, Int32, Int32) -> Int32
 
-    package func setLazyTableCallback(_ callback: LazyTableCallback) { hush_sandbox_set_lazy_callback(sandbox, callback) }
+    package func setLazyTableCallback(_ callback: LazyTableCallback) {
+        hush_sandbox_set_lazy_callback(sandbox, callback)
+    }
 
     /// Pushes a lazy table standing for `node` (retained by the caller for the table: the callback
     /// gets `HUSH_LAZY_RELEASE` once the table no longer needs it). From a host function only.
@@ -298,7 +304,7 @@ package final class LuaState {
     /// cannot hold (nil, NaN, `.other`) are left out.
     package func push(_ value: LuaValue) {
         if case .table = value, lua_checkstack(L, 3) == 0 {
-            lua_pushnil(L) // the parent made room for this value, not for a table's key and value
+            lua_pushnil(L)  // the parent made room for this value, not for a table's key and value
             return
         }
         switch value {
@@ -379,7 +385,9 @@ package final class LuaState {
             lua_pushvalue(L, index)
             lua_pushvalue(L, index)
             _ = lua_getinfo(L, ">S", &debug)
-            let source = debug.source.map { String(cString: $0) }.map { $0.hasPrefix("@") ? String($0.dropFirst()) : $0 }
+            let source = debug.source.map { String(cString: $0) }.map {
+                $0.hasPrefix("@") ? String($0.dropFirst()) : $0
+            }
             let ref = luaL_ref(L, clua_registryindex())
             return .function(LuaFunctionRef(reference: ref, source: source, line: Int(debug.linedefined)))
         case LUA_TTABLE:
@@ -387,7 +395,7 @@ package final class LuaState {
             guard depth > 0, let pointer = lua_topointer(L, index), seen.insert(pointer).inserted else {
                 return .other("table")
             }
-            hush_lazy_settle(L, index) // a lazy table is read as the table it stands for
+            hush_lazy_settle(L, index)  // a lazy table is read as the table it stands for
             defer { seen.remove(pointer) }
             // Each level holds a key and a value on the stack while reading the next one (a
             // function value takes two more).
@@ -449,11 +457,12 @@ package protocol LuaFieldSource: AnyObject {
 
 extension LuaLimits {
     var cValue: hush_limits {
-        hush_limits(memory_bytes: Int(memoryBytes) > 0 ? Int(memoryBytes) : 0,
-                    grace_nanoseconds: Int64(graceMilliseconds * 1_000_000),
-                    instruction_limit: Int64(instructionLimit),
-                    pattern_steps: Int64(patternSteps),
-                    string_bytes: stringBytes,
-                    time_nanoseconds: timeLimitMilliseconds > 0 ? Int64(timeLimitMilliseconds * 1_000_000) : 0)
+        hush_limits(
+            memory_bytes: Int(memoryBytes) > 0 ? Int(memoryBytes) : 0,
+            grace_nanoseconds: Int64(graceMilliseconds * 1_000_000),
+            instruction_limit: Int64(instructionLimit),
+            pattern_steps: Int64(patternSteps),
+            string_bytes: stringBytes,
+            time_nanoseconds: timeLimitMilliseconds > 0 ? Int64(timeLimitMilliseconds * 1_000_000) : 0)
     }
 }

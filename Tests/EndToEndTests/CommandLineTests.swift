@@ -28,17 +28,23 @@ final class CommandLineTests: XCTestCase {
 
     func testFocusUntilTakesAClockTimeOrADurationFromNow() throws {
         let now = "2026-03-02T10:00:00+01:00"
-        for (until, end) in [("90m", "2026-03-02T11:30:00+01:00"), ("08:00", "2026-03-03T08:00:00+01:00"),
-                             ("2026-03-02T12:00:00+01:00", "2026-03-02T12:00:00+01:00")] {
-            let run = try HushBinary.run(["focus", "on", "Work", "--ephemeral", "--policy", "policies/work.lua",
-                                          "--now", now, "--until", until])
+        for (until, end) in [
+            ("90m", "2026-03-02T11:30:00+01:00"), ("08:00", "2026-03-03T08:00:00+01:00"),
+            ("2026-03-02T12:00:00+01:00", "2026-03-02T12:00:00+01:00"),
+        ] {
+            let run = try HushBinary.run([
+                "focus", "on", "Work", "--ephemeral", "--policy", "policies/work.lua",
+                "--now", now, "--until", until,
+            ])
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertEqual(run.stdout, "Focus Work is on until \(end)\n")
         }
     }
 
     func testCompletionScriptsGenerate() throws {
-        for (shell, marker) in [("bash", "complete -o filenames -F _hush hush"), ("zsh", "#compdef hush"), ("fish", "complete -c 'hush'")] {
+        for (shell, marker) in [
+            ("bash", "complete -o filenames -F _hush hush"), ("zsh", "#compdef hush"), ("fish", "complete -c 'hush'"),
+        ] {
             let run = try HushBinary.run(["--generate-completion-script", shell])
             XCTAssertEqual(run.status, 0, "\(shell): \(run.stderr)")
             XCTAssertTrue(run.stdout.contains(marker), "\(shell) script lacks \(marker)")
@@ -49,8 +55,10 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testBenchTimesAPolicyOnAStream() throws {
-        let run = try HushBinary.run(["bench", "--policy", "policies/work.lua", "--context", "examples/context.json",
-                                      "--passes", "1", "examples/stream.jsonl"])
+        let run = try HushBinary.run([
+            "bench", "--policy", "policies/work.lua", "--context", "examples/context.json",
+            "--passes", "1", "examples/stream.jsonl",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdout.hasPrefix("hush bench: "), run.stdout)
         for figure in ["policy load", "decisions/s", "latency p50 / p99"] {

@@ -25,7 +25,8 @@ final class EvalCommandTests: XCTestCase {
 
             {"app":"com.example.x","payload":{"aps":{"relevance-score":2}}}
             """
-        let run = try HushBinary.run(["eval", "--policy", policyFile.path, "--context", context.path, "--ephemeral"], stdin: stream)
+        let run = try HushBinary.run(
+            ["eval", "--policy", policyFile.path, "--context", context.path, "--ephemeral"], stdin: stream)
         XCTAssertEqual(run.status, 1, run.stderr)
         let lines = run.objects
         XCTAssertEqual(lines.count, 5)
@@ -42,11 +43,14 @@ final class EvalCommandTests: XCTestCase {
     }
 
     func testDecisionHasEveryKeyOfTheContract() throws {
-        let run = try HushBinary.run(["eval", "--ephemeral"], stdin: "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"x\"}}}")
+        let run = try HushBinary.run(
+            ["eval", "--ephemeral"], stdin: "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"x\"}}}")
         XCTAssertEqual(run.status, 0, run.stderr)
         let d = try XCTUnwrap(run.objects.first)
-        for key in ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough", "alert", "badge",
-                    "announcement", "group", "placeholder", "summary_at", "replaces", "reasons", "rules", "errors"] {
+        for key in [
+            "id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough", "alert", "badge",
+            "announcement", "group", "placeholder", "summary_at", "replaces", "reasons", "rules", "errors",
+        ] {
             XCTAssertTrue(d.keys.contains(key), "missing \(key)")
         }
         XCTAssertNil(d["trace"])
@@ -55,22 +59,29 @@ final class EvalCommandTests: XCTestCase {
 
     func testExplainAddsATraceWithRuleLocations() throws {
         let policyFile = try HushBinary.file(policy, name: "policy", ext: "lua")
-        let run = try HushBinary.run(["eval", "--policy", policyFile.path, "--explain"],
-                                     stdin: "{\"app\":\"com.example.pager\",\"payload\":{\"aps\":{\"alert\":\"SEV1\"}}}")
+        let run = try HushBinary.run(
+            ["eval", "--policy", policyFile.path, "--explain"],
+            stdin: "{\"app\":\"com.example.pager\",\"payload\":{\"aps\":{\"alert\":\"SEV1\"}}}")
         XCTAssertEqual(run.status, 0, run.stderr)
         let trace = try XCTUnwrap(run.objects.first?["trace"] as? [[String: Any]])
         let ruleStep = try XCTUnwrap(trace.first { $0["rule"] as? String == "pages mentioning SEV1 are critical" })
         XCTAssertEqual(ruleStep["location"] as? String, "\(policyFile.path):5")
         let steps = Set(trace.compactMap { $0["step"] as? String })
-        for step in ["expiry", "rules", "authorization", "level", "delivery"] { XCTAssertTrue(steps.contains(step), step) }
+        for step in ["expiry", "rules", "authorization", "level", "delivery"] {
+            XCTAssertTrue(steps.contains(step), step)
+        }
     }
 
     func testBrokenPolicyExitsTwoAndEvaluatesNothing() throws {
-        let broken = try HushBinary.file("focus \"Work\" {\n  peeple = { \"a@b.c\" },\n}\napp \"x\" { delivery = \"loud\" }\n", name: "broken", ext: "lua")
+        let broken = try HushBinary.file(
+            "focus \"Work\" {\n  peeple = { \"a@b.c\" },\n}\napp \"x\" { delivery = \"loud\" }\n", name: "broken",
+            ext: "lua")
         let run = try HushBinary.run(["eval", "--policy", broken.path], stdin: "{\"app\":\"a\",\"payload\":{}}")
         XCTAssertEqual(run.status, 2)
         XCTAssertEqual(run.stdout, "")
-        XCTAssertTrue(run.stderr.contains("\(broken.path):2: focus \"Work\": unknown setting 'peeple' (did you mean 'people'?)"), run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains("\(broken.path):2: focus \"Work\": unknown setting 'peeple' (did you mean 'people'?)"),
+            run.stderr)
         XCTAssertTrue(run.stderr.contains("\(broken.path):4:"), run.stderr)
         let syntax = try HushBinary.file("app \"x\" {\n  summary = true,,\n}\n", name: "syntax", ext: "lua")
         let run2 = try HushBinary.run(["eval", "--policy", syntax.path], stdin: "{}")
@@ -104,8 +115,11 @@ final class EvalCommandTests: XCTestCase {
         let padding = String(repeating: "lorem ipsum ", count: 30)
         var lines: [String] = []
         for i in 1...4000 {
-            lines.append(i == 3500 ? "{\"app\": broken" :
-                "{\"id\": \"n\(i)\", \"app\": \"com.example.chat\", \"payload\": {\"aps\": {\"alert\": \"\(padding)\"}}}")
+            lines.append(
+                i == 3500
+                    ? "{\"app\": broken"
+                    : "{\"id\": \"n\(i)\", \"app\": \"com.example.chat\", \"payload\": {\"aps\": {\"alert\": \"\(padding)\"}}}"
+            )
         }
         let file = try HushBinary.file(lines.joined(separator: "\r\n") + "\n")
         let run = try HushBinary.run(["eval", "--ephemeral", file.path])
@@ -122,19 +136,29 @@ final class EvalCommandTests: XCTestCase {
 
     func testUserPolicyFromXDGConfig() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("hush-xdg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: config.appendingPathComponent("hush"), withIntermediateDirectories: true)
-        try "app \"a\" { authorization = \"denied\" }".write(to: config.appendingPathComponent("hush/policy.lua"), atomically: true, encoding: .utf8)
-        let run = try HushBinary.run(["eval"], stdin: "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"x\"}}}",
-                                     environment: ["XDG_CONFIG_HOME": config.path])
+        try FileManager.default.createDirectory(
+            at: config.appendingPathComponent("hush"), withIntermediateDirectories: true)
+        try "app \"a\" { authorization = \"denied\" }".write(
+            to: config.appendingPathComponent("hush/policy.lua"), atomically: true, encoding: .utf8)
+        let run = try HushBinary.run(
+            ["eval"], stdin: "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"x\"}}}",
+            environment: ["XDG_CONFIG_HOME": config.path])
         XCTAssertEqual(run.objects.first?["delivery"] as? String, "dropped")
     }
 
     func testBundledExampleStreamDecidesEveryLine() throws {
         let stream = HushBinary.root.appendingPathComponent("examples/stream.jsonl")
-        guard FileManager.default.fileExists(atPath: stream.path) else { throw XCTSkip("examples/stream.jsonl not present yet") }
-        let run = try HushBinary.run(["eval", "--ephemeral", "--policy", "policies/default.lua", "--context", "examples/context.json", stream.path])
+        guard FileManager.default.fileExists(atPath: stream.path) else {
+            throw XCTSkip("examples/stream.jsonl not present yet")
+        }
+        let run = try HushBinary.run([
+            "eval", "--ephemeral", "--policy", "policies/default.lua", "--context", "examples/context.json",
+            stream.path,
+        ])
         XCTAssertEqual(run.status, 0, run.stderr + run.stdout.prefix(2000))
-        let inputLines = try String(contentsOf: stream, encoding: .utf8).split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
+        let inputLines = try String(contentsOf: stream, encoding: .utf8).split(separator: "\n").filter {
+            !$0.allSatisfy(\.isWhitespace)
+        }
         XCTAssertEqual(run.objects.count, inputLines.count)
         XCTAssertTrue(run.objects.allSatisfy { !($0["reasons"] as? [String] ?? []).isEmpty })
     }

@@ -31,18 +31,22 @@ final class HardeningTests: XCTestCase {
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
     /// A notification line; `i` makes the id and (one second apart) the date.
-    static func notification(_ i: Int, app: String = "com.example.chat", user: String? = nil, prefix: String = "k",
-                             day: String = "2026-11-24") -> String {
+    static func notification(
+        _ i: Int, app: String = "com.example.chat", user: String? = nil, prefix: String = "k",
+        day: String = "2026-11-24"
+    ) -> String {
         let time = String(format: "%02d:%02d:%02d", i / 3600 % 24, i / 60 % 60, i % 60)
         let userKey = user.map { ",\"user\":\"\($0)\"" } ?? ""
-        return "{\"app\":\"\(app)\",\"id\":\"\(prefix)\(i)\"\(userKey),\"date\":\"\(day)T\(time)Z\",\"payload\":{\"aps\":{\"alert\":{\"title\":\"T\",\"body\":\"message \(i)\"}}}}"
+        return
+            "{\"app\":\"\(app)\",\"id\":\"\(prefix)\(i)\"\(userKey),\"date\":\"\(day)T\(time)Z\",\"payload\":{\"aps\":{\"alert\":{\"title\":\"T\",\"body\":\"message \(i)\"}}}}"
     }
 
     /// Lines numbered as `hush eval` numbers them (LF, an optional CR before it); the non-blank ones.
     static func nonBlankLineNumbers(_ bytes: [UInt8]) -> [Int] {
         var numbers: [Int] = []
         var number = 0
-        for var line in bytes.split(separator: 10, omittingEmptySubsequences: false).dropLast(bytes.last == 10 ? 1 : 0) {
+        for var line in bytes.split(separator: 10, omittingEmptySubsequences: false).dropLast(bytes.last == 10 ? 1 : 0)
+        {
             number += 1
             if line.last == 13 { line = line.dropLast() }
             if line.contains(where: { $0 != 32 && $0 != 9 }) { numbers.append(number) }
@@ -74,22 +78,27 @@ final class HardeningTests: XCTestCase {
         let tenMB = 10 << 20
         var stream: [UInt8] = []
         func line(_ text: String, crlf: Bool = false) { stream += Array(text.utf8) + (crlf ? [13, 10] : [10]) }
-        line(Self.notification(1))                                                   // 1 ok
-        line(#"{"app":"com.example.chat","id":"broken","payload":{"aps":"#)          // 2 malformed
-        stream += Array(#"{"app":"com.example.chat","id":"utf8","payload":{"aps":{"alert":"caf"#.utf8)
-            + [0xC3, 0x28] + Array(#"é"}}}"#.utf8) + [10]                            // 3 invalid UTF-8 in a string
-        line("")                                                                     // 4 blank
-        line(Self.notification(5), crlf: true)                                       // 5 ok, CRLF
-        line(" \t ", crlf: true)                                                     // 6 blank (spaces, CRLF)
+        line(Self.notification(1))  // 1 ok
+        line(#"{"app":"com.example.chat","id":"broken","payload":{"aps":"#)  // 2 malformed
+        stream +=
+            Array(#"{"app":"com.example.chat","id":"utf8","payload":{"aps":{"alert":"caf"#.utf8)
+            + [0xC3, 0x28] + Array(#"é"}}}"#.utf8) + [10]  // 3 invalid UTF-8 in a string
+        line("")  // 4 blank
+        line(Self.notification(5), crlf: true)  // 5 ok, CRLF
+        line(" \t ", crlf: true)  // 6 blank (spaces, CRLF)
         // 7: valid JSON, 10 MB: a payload APNs would refuse.
-        stream += Array(#"{"app":"com.example.chat","id":"huge","payload":{"aps":{"alert":"big"},"blob":""#.utf8)
+        stream +=
+            Array(#"{"app":"com.example.chat","id":"huge","payload":{"aps":{"alert":"big"},"blob":""#.utf8)
             + [UInt8](repeating: UInt8(ascii: "a"), count: tenMB) + Array(#""}}"#.utf8) + [10]
-        line(Self.notification(8))                                                   // 8 ok
+        line(Self.notification(8))  // 8 ok
         // 9: 10 MB that never closes its string.
-        stream += Array(#"{"app":"com.example.chat","payload":{"x":""#.utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: tenMB) + [10]
-        line(#"{"app":"com.example.chat","id":"k10","payload":{"aps":{"alert":"é ünïcødé 😀"}}}"#)   // 10 ok
-        stream += Array(#"{"app":"com.example.chat","#.utf8) + [0] + Array(#""payload":{}}"#.utf8) + [10]   // 11 a NUL byte
-        stream += Array(Self.notification(12).utf8)                                  // 12 ok, no final newline
+        stream +=
+            Array(#"{"app":"com.example.chat","payload":{"x":""#.utf8)
+            + [UInt8](repeating: UInt8(ascii: "b"), count: tenMB) + [10]
+        line(#"{"app":"com.example.chat","id":"k10","payload":{"aps":{"alert":"é ünïcødé 😀"}}}"#)  // 10 ok
+        // 11: a NUL byte
+        stream += Array(#"{"app":"com.example.chat","#.utf8) + [0] + Array(#""payload":{}}"#.utf8) + [10]
+        stream += Array(Self.notification(12).utf8)  // 12 ok, no final newline
 
         let input = try write(stream, "stream.jsonl")
         let run = try HushBinary.run(["eval", "--ephemeral", input])
@@ -110,7 +119,8 @@ final class HardeningTests: XCTestCase {
     func testDeeplyNestedPayloadsReachTheRulesSafely() throws {
         // Found while fuzzing: building `n.payload` for a rule overflowed Lua's stack at about 20
         // levels and corrupted the heap (`hush eval` aborted in malloc). See PolicyFuzzRegressionTests.
-        let policy = try write("""
+        let policy = try write(
+            """
             rule("walk", function(n, ctx)
               local t, d = n.payload.d, 0
               while type(t) == "table" do t = t.a; d = d + 1 end
@@ -121,10 +131,13 @@ final class HardeningTests: XCTestCase {
             #"{"app":"com.example.chat","id":"d\#(depth)","payload":{"aps":{"alert":"x"},"d":"#
                 + String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth) + "}}"
         }
-        let input = try write(Array(repeating: lines.joined(separator: "\n"), count: 4).joined(separator: "\n"), "deep.jsonl")
+        let input = try write(
+            Array(repeating: lines.joined(separator: "\n"), count: 4).joined(separator: "\n"), "deep.jsonl")
         let run = try HushBinary.run(["eval", "--ephemeral", "--policy", policy, input])
         XCTAssertEqual(run.status, 0, run.stderr)
-        let reasons = run.objects.map { ($0["reasons"] as? [String] ?? []).first { $0.hasPrefix("rule 'walk': ") } ?? "?" }
+        let reasons = run.objects.map {
+            ($0["reasons"] as? [String] ?? []).first { $0.hasPrefix("rule 'walk': ") } ?? "?"
+        }
         let expected = ["depth 10", "depth 30", "depth 63", "depth 63", "depth 63"].map { "rule 'walk': \($0)" }
         XCTAssertEqual(reasons, Array(repeating: expected, count: 4).flatMap { $0 })
     }
@@ -206,7 +219,8 @@ final class HardeningTests: XCTestCase {
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal, "hush must still have been running when it was killed")
+        XCTAssertEqual(
+            process.terminationReason, .uncaughtSignal, "hush must still have been running when it was killed")
         let complete = received.lastIndex(of: 10).map { received.prefix(through: $0) } ?? Data()
         let acknowledged = String(decoding: complete, as: UTF8.self).split(separator: "\n").map { line -> String in
             let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -217,11 +231,17 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(acknowledged, (0..<acknowledged.count).map { "k\($0)" }, "decisions come in input order")
 
         // The store opens cleanly...
-        let status = try HushBinary.run(["status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-24T23:00:00Z"])
+        let status = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-24T23:00:00Z",
+        ])
         XCTAssertEqual(status.status, 0, status.stderr)
         // ...and holds every acknowledged notification: sent again, each replaces itself.
-        let again = (0..<acknowledged.count).map { Self.notification($0).replacingOccurrences(of: "2026-11-24T", with: "2026-11-25T") }
-        let rerun = try HushBinary.run(["eval", "--policy", policy, "--state", state, try write(again.joined(separator: "\n"), "again.jsonl")])
+        let again = (0..<acknowledged.count).map {
+            Self.notification($0).replacingOccurrences(of: "2026-11-24T", with: "2026-11-25T")
+        }
+        let rerun = try HushBinary.run([
+            "eval", "--policy", policy, "--state", state, try write(again.joined(separator: "\n"), "again.jsonl"),
+        ])
         XCTAssertEqual(rerun.status, 0, rerun.stderr)
         let replaces = rerun.objects.map { $0["replaces"] as? String ?? "nothing" }
         XCTAssertEqual(replaces.count, acknowledged.count)
@@ -231,7 +251,9 @@ final class HardeningTests: XCTestCase {
 
     /// Counts the outgoing messages to `handle` that `hush suggest` sees.
     func donatedMessages(to handle: String, policy: String) throws -> Int {
-        let run = try HushBinary.run(["suggest", "--json", "--limit", "5", "--policy", policy, "--state", state, "--now", "2026-11-25T00:00:00Z"])
+        let run = try HushBinary.run([
+            "suggest", "--json", "--limit", "5", "--policy", policy, "--state", state, "--now", "2026-11-25T00:00:00Z",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let array = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]] ?? []
         return array.first { $0["handle"] as? String == handle }?["messages"] as? Int ?? 0
@@ -240,7 +262,8 @@ final class HardeningTests: XCTestCase {
     func testKillDuringDonateKeepsWholeBatchesAndTheStoreOpens() throws {
         let policy = try write("timezone \"UTC\"\n", "policy.lua")
         let count = 50_000
-        let line = #"{"date":"2026-11-24T10:00:00Z","direction":"outgoing","kind":"message","app":"chat","people":[{"handle":"pat@example.com"}]}"#
+        let line =
+            #"{"date":"2026-11-24T10:00:00Z","direction":"outgoing","kind":"message","app":"chat","people":[{"handle":"pat@example.com"}]}"#
         let input = try write(Array(repeating: line, count: count).joined(separator: "\n") + "\n", "interactions.jsonl")
 
         let (process, _, err) = try start(["donate", "--state", state, input])
@@ -248,12 +271,14 @@ final class HardeningTests: XCTestCase {
         let wal = state + "-wal"
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, process.isRunning,
-              ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) < 200_000 {
+            ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) < 200_000
+        {
             usleep(2_000)
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal, "donate must still have been running when it was killed")
+        XCTAssertEqual(
+            process.terminationReason, .uncaughtSignal, "donate must still have been running when it was killed")
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertFalse(stderr.contains("donated"), "nothing was acknowledged: \(stderr)")
 
@@ -272,7 +297,8 @@ final class HardeningTests: XCTestCase {
     // MARK: state: two writers
 
     func testTwoProcessesWritingAtOnceBothLand() throws {
-        let policy = try write("""
+        let policy = try write(
+            """
             timezone "UTC"
             app "com.example.news" { summary = true }
             summary { at = { "18:00" } }
@@ -280,7 +306,9 @@ final class HardeningTests: XCTestCase {
         let perUser = 1500
         var inputs: [String] = []
         for user in ["u1", "u2"] {
-            let lines = (0..<perUser).map { Self.notification($0, app: "com.example.news", user: user, prefix: "\(user)-n") }
+            let lines = (0..<perUser).map {
+                Self.notification($0, app: "com.example.news", user: user, prefix: "\(user)-n")
+            }
             inputs.append(try write(lines.joined(separator: "\n"), "\(user).jsonl"))
         }
         let runs = try inputs.map { try start(["eval", "--policy", policy, "--state", state, $0]) }
@@ -296,8 +324,10 @@ final class HardeningTests: XCTestCase {
             let lines = output.split(separator: "\n")
             XCTAssertEqual(lines.count, perUser, user)
             XCTAssertTrue(lines.allSatisfy { $0.contains("\"delivery\":\"summary\"") }, user)
-            let status = try HushBinary.run(["status", "--json", "--user", user, "--policy", policy, "--state", state,
-                                             "--now", "2026-11-24T12:00:00Z"])
+            let status = try HushBinary.run([
+                "status", "--json", "--user", user, "--policy", policy, "--state", state,
+                "--now", "2026-11-24T12:00:00Z",
+            ])
             XCTAssertEqual(status.status, 0, status.stderr)
             XCTAssertEqual(status.objects.first?["pending_summary"] as? Int, perUser, "\(user): \(status.stdout)")
         }
@@ -307,7 +337,9 @@ final class HardeningTests: XCTestCase {
 
     /// Every command that opens the state refuses `path` with exit 2 and a message naming the file,
     /// prints nothing on stdout, and leaves the file's bytes as they were.
-    func assertRefused(_ path: String, saying expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertRefused(_ path: String, saying expected: String, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let before = try bytes(path)
         let input = try write(Self.notification(1) + "\n", "one-\(UUID().uuidString).jsonl")
         let commands: [[String]] = [
@@ -346,28 +378,36 @@ final class HardeningTests: XCTestCase {
         let path = try makeStateFile()
         var data = try bytes(path)
         // Keep SQLite's 100-byte header; overwrite the rest of the first page (the schema) and more.
-        data.replaceSubrange(100..<min(data.count, 6000), with: [UInt8](repeating: 0xA5, count: min(data.count, 6000) - 100))
+        data.replaceSubrange(
+            100..<min(data.count, 6000), with: [UInt8](repeating: 0xA5, count: min(data.count, 6000) - 100))
         try data.write(to: URL(fileURLWithPath: path))
         try assertRefused(path, saying: "is not a Hush state file")
     }
 
     func testDamageDeepInTheFileIsReportedNotHidden() throws {
-        let policy = try write("""
+        let policy = try write(
+            """
             timezone "UTC"
             app "com.example.news" { summary = true }
             summary { at = { "18:00" } }
             """, "policy.lua")
         let queued = (0..<3000).map { Self.notification(36_000 + $0, app: "com.example.news", prefix: "n") }
-        let fill = try HushBinary.run(["eval", "--policy", policy, "--state", state, try write(queued.joined(separator: "\n"), "news.jsonl")])
+        let fill = try HushBinary.run([
+            "eval", "--policy", policy, "--state", state, try write(queued.joined(separator: "\n"), "news.jsonl"),
+        ])
         XCTAssertEqual(fill.status, 0, fill.stderr)
         var data = try bytes(state)
         XCTAssertGreaterThan(data.count, 100_000)
         // The schema (page 1) intact; the middle half of the file, where the queue's pages are, not.
-        data.replaceSubrange(data.count / 4..<data.count * 3 / 4, with: [UInt8](repeating: 0xA5, count: data.count * 3 / 4 - data.count / 4))
+        data.replaceSubrange(
+            data.count / 4..<data.count * 3 / 4,
+            with: [UInt8](repeating: 0xA5, count: data.count * 3 / 4 - data.count / 4))
         try data.write(to: URL(fileURLWithPath: state))
 
         // status only reads: it must not report "nothing waiting".
-        let status = try HushBinary.run(["status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-24T12:00:00Z"])
+        let status = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-24T12:00:00Z",
+        ])
         XCTAssertEqual(status.status, 2, status.stdout)
         XCTAssertEqual(status.stdout, "")
         XCTAssertTrue(status.stderr.contains(state) && status.stderr.contains("malformed"), status.stderr)
@@ -377,8 +417,10 @@ final class HardeningTests: XCTestCase {
         // that in place of the line it could not decide, and records nothing (the transaction is
         // rolled back). (A write that only touches intact pages is not stopped: SQLite finds damage
         // where it reads; `sqlite3 FILE 'pragma integrity_check'` checks the whole file.)
-        let eval = try HushBinary.run(["eval", "--policy", policy, "--state", state,
-                                       try write(Self.notification(66_600, app: "com.example.news", prefix: "late"), "late.jsonl")])
+        let eval = try HushBinary.run([
+            "eval", "--policy", policy, "--state", state,
+            try write(Self.notification(66_600, app: "com.example.news", prefix: "late"), "late.jsonl"),
+        ])
         XCTAssertEqual(eval.status, 1, eval.stderr)
         XCTAssertEqual(eval.objects.first?["line"] as? Int, 1, eval.stdout)
         XCTAssertTrue((eval.objects.first?["error"] as? String ?? "").contains(state), eval.stdout)

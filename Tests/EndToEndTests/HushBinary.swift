@@ -17,26 +17,32 @@ struct HushBinary {
 
     static var executable: URL {
         // The test bundle sits in the products directory, beside the executable.
-        let bundle = URL(fileURLWithPath: CommandLine.arguments.first { $0.hasSuffix(".xctest") } ?? CommandLine.arguments[0])
+        let bundle = URL(
+            fileURLWithPath: CommandLine.arguments.first { $0.hasSuffix(".xctest") } ?? CommandLine.arguments[0])
         return bundle.deletingLastPathComponent().appendingPathComponent("hush")
     }
 
     /// The repository root (for examples/ and policies/).
     static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     @discardableResult
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    in directory: URL? = nil) throws -> Run {
+    static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        in directory: URL? = nil
+    ) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? root
         var env = ProcessInfo.processInfo.environment
         // Never pick up the developer's own policy or state.
-        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-config-none").path
-        env["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-state-\(UUID().uuidString)").path
+        env["XDG_CONFIG_HOME"] =
+            FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-config-none").path
+        env["XDG_STATE_HOME"] =
+            FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-state-\(UUID().uuidString)").path
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe(), input = Pipe()
@@ -49,8 +55,9 @@ struct HushBinary {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// A temporary file with the given contents.

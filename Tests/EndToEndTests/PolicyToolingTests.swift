@@ -4,7 +4,8 @@ import XCTest
 /// `hush check`, `hush test`, the example policies and the outcomes table, as a user runs them.
 final class PolicyToolingTests: XCTestCase {
     func testCheckReportsEveryProblemWithLineAndWord() throws {
-        let broken = try HushBinary.file("""
+        let broken = try HushBinary.file(
+            """
             timezone "Europe/Berln"
             app "com.example.news" { sumary = true, delivery = "loud" }
             focus "Work" {
@@ -41,7 +42,9 @@ final class PolicyToolingTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("\(syntax.path):3: syntax error:"), run.stdout)
         let typo = try HushBinary.file("\n\nfocuss \"Work\" { }\n", name: "typo", ext: "lua")
         let run2 = try HushBinary.run(["check", typo.path])
-        XCTAssertTrue(run2.stdout.contains("\(typo.path):3: attempt to call a nil value (global 'focuss') (did you mean 'focus'?)"), run2.stdout)
+        XCTAssertTrue(
+            run2.stdout.contains(
+                "\(typo.path):3: attempt to call a nil value (global 'focuss') (did you mean 'focus'?)"), run2.stdout)
         let clean = try HushBinary.run(["check", "policies"])
         XCTAssertEqual(clean.status, 0, clean.stdout)
         XCTAssertEqual(try HushBinary.run(["check", "/no/such.lua"]).status, 2)
@@ -58,20 +61,21 @@ final class PolicyToolingTests: XCTestCase {
     func testHushTestReportsFailuresWithPlaceExpectedAndGot() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hush-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try "focus \"Work\" { apps = { \"com.example.mail\" } }\n".write(to: dir.appendingPathComponent("mine.lua"), atomically: true, encoding: .utf8)
+        try "focus \"Work\" { apps = { \"com.example.mail\" } }\n".write(
+            to: dir.appendingPathComponent("mine.lua"), atomically: true, encoding: .utf8)
         try """
-            test("mail gets through", {
-              context = { focus = "Work" },
-              notification = { app = "com.example.mail", payload = { aps = { alert = "hi" } } },
-              expect = { delivery = "alert", breakthrough = "app", rules = {} },
-            })
+        test("mail gets through", {
+          context = { focus = "Work" },
+          notification = { app = "com.example.mail", payload = { aps = { alert = "hi" } } },
+          expect = { delivery = "alert", breakthrough = "app", rules = {} },
+        })
 
-            test("chat gets through too (wrong on purpose)", {
-              context = { focus = "Work" },
-              notification = { app = "com.example.chat", payload = { aps = { alert = "hi" } } },
-              expect = { delivery = "alert", breakthrough = null },
-            })
-            """.write(to: dir.appendingPathComponent("mine_test.lua"), atomically: true, encoding: .utf8)
+        test("chat gets through too (wrong on purpose)", {
+          context = { focus = "Work" },
+          notification = { app = "com.example.chat", payload = { aps = { alert = "hi" } } },
+          expect = { delivery = "alert", breakthrough = null },
+        })
+        """.write(to: dir.appendingPathComponent("mine_test.lua"), atomically: true, encoding: .utf8)
         let run = try HushBinary.run(["test", dir.path])
         XCTAssertEqual(run.status, 1)
         let file = dir.appendingPathComponent("mine_test.lua").path
@@ -84,7 +88,8 @@ final class PolicyToolingTests: XCTestCase {
     func testDirectory(_ tests: [String: String]) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hush-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try "focus \"Work\" { apps = { \"com.example.mail\" } }\n".write(to: dir.appendingPathComponent("mine.lua"), atomically: true, encoding: .utf8)
+        try "focus \"Work\" { apps = { \"com.example.mail\" } }\n".write(
+            to: dir.appendingPathComponent("mine.lua"), atomically: true, encoding: .utf8)
         for (name, text) in tests {
             try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
@@ -128,17 +133,21 @@ final class PolicyToolingTests: XCTestCase {
     }
 
     func testHushTestRunsTheTestsBeforeAnErrorOutsideAnyTest() throws {
-        let dir = try testDirectory(["mine_test.lua": """
+        let dir = try testDirectory([
+            "mine_test.lua": """
             local chat = { app = "com.example.chat", payload = { aps = { alert = "hi" } } }
             test("chat is silenced", { context = { focus = "Work" }, notification = chat, expect = { delivery = "silenced" } })
             local broken = nil
             test("never declared", { notification = broken.notification, expect = { delivery = "alert" } })
             test("never declared either", { notification = chat, expect = { delivery = "alert" } })
-            """])
+            """
+        ])
         let run = try HushBinary.run(["test", dir.path])
         XCTAssertEqual(run.status, 1)
         let file = dir.appendingPathComponent("mine_test.lua").path
-        XCTAssertTrue(run.stdout.contains("\(file):4: attempt to index a nil value (local 'broken'); the tests after it did not run"), run.stdout)
+        XCTAssertTrue(
+            run.stdout.contains(
+                "\(file):4: attempt to index a nil value (local 'broken'); the tests after it did not run"), run.stdout)
         XCTAssertEqual(run.lines.last, "1 passed, 1 failed")
     }
 
@@ -164,7 +173,8 @@ final class PolicyToolingTests: XCTestCase {
 
     func testFailuresListFieldsInTheDecisionsOrder() throws {
         // Listed out of order on purpose; every value is wrong.
-        let dir = try testDirectory(["mine_test.lua": """
+        let dir = try testDirectory([
+            "mine_test.lua": """
             test("everything is wrong", {
               context = { focus = "Work", now = "2026-11-24T10:00:00+01:00" },
               notification = { app = "com.example.chat", payload = { aps = { alert = "hi" } } },
@@ -173,13 +183,18 @@ final class PolicyToolingTests: XCTestCase {
                          breakthrough = "app", focus = "Sleep", requested_level = "passive", level = "critical",
                          delivery = "quiet", rules = { "r" } },
             })
-            """])
+            """
+        ])
         let first = try HushBinary.run(["test", dir.path])
         XCTAssertEqual(first.status, 1)
         let fields = first.lines.filter { $0.hasPrefix("    ") }.map { String($0.dropFirst(4).prefix { $0 != ":" }) }
-        XCTAssertEqual(fields, ["delivery", "level", "requested_level", "focus", "breakthrough", "badge", "announcement",
-                                "group.id", "group.count", "group.summary", "placeholder", "summary_at", "replaces", "rules",
-                                "reasons"], first.stdout)
+        XCTAssertEqual(
+            fields,
+            [
+                "delivery", "level", "requested_level", "focus", "breakthrough", "badge", "announcement",
+                "group.id", "group.count", "group.summary", "placeholder", "summary_at", "replaces", "rules",
+                "reasons",
+            ], first.stdout)
         for _ in 0..<3 {
             let again = try HushBinary.run(["test", dir.path])
             XCTAssertEqual(again.stdout, first.stdout)
@@ -201,7 +216,9 @@ final class PolicyToolingTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         let committed = try String(contentsOf: table, encoding: .utf8)
-        XCTAssertEqual(String(decoding: data, as: UTF8.self), committed,
-                       "examples/outcomes.md drifted from the engine: regenerate with scripts/outcomes.sh .build/debug/hush > examples/outcomes.md")
+        XCTAssertEqual(
+            String(decoding: data, as: UTF8.self), committed,
+            "examples/outcomes.md drifted from the engine: regenerate with scripts/outcomes.sh .build/debug/hush > examples/outcomes.md"
+        )
     }
 }

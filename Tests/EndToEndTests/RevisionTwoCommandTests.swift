@@ -12,12 +12,12 @@ final class RevisionTwoCommandTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hush-r2-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try """
-            timezone "Europe/Berlin"
-            app "com.example.news" { summary = true, name = "News" }
-            app "com.example.bank" { summary = true, previews = "never", name = "Bank" }
-            category "MESSAGE" { summary_format = { one = "%u more message from %@", other = "%u more messages from %@" } }
-            summary { at = { "08:00", "18:00" } }
-            """.write(toFile: policy, atomically: true, encoding: .utf8)
+        timezone "Europe/Berlin"
+        app "com.example.news" { summary = true, name = "News" }
+        app "com.example.bank" { summary = true, previews = "never", name = "Bank" }
+        category "MESSAGE" { summary_format = { one = "%u more message from %@", other = "%u more messages from %@" } }
+        summary { at = { "08:00", "18:00" } }
+        """.write(toFile: policy, atomically: true, encoding: .utf8)
     }
 
     override func tearDown() {
@@ -36,7 +36,8 @@ final class RevisionTwoCommandTests: XCTestCase {
 
     func testWithdrawAcrossRunsShrinksTheGroup() throws {
         _ = try eval(chat("a", 0, "Ana") + "\n" + chat("b", 1, "Ben"))
-        let withdrawn = try XCTUnwrap(try eval("{\"app\":\"chat\",\"id\":\"a\",\"withdraw\":true,\"date\":\"2026-11-28T10:02:00+01:00\"}").first)
+        let withdrawn = try XCTUnwrap(
+            try eval("{\"app\":\"chat\",\"id\":\"a\",\"withdraw\":true,\"date\":\"2026-11-28T10:02:00+01:00\"}").first)
         XCTAssertEqual(withdrawn["delivery"] as? String, "withdrawn")
         XCTAssertEqual(withdrawn["replaces"] as? String, "a")
         let group = try XCTUnwrap(withdrawn["group"] as? [String: Any])
@@ -49,7 +50,9 @@ final class RevisionTwoCommandTests: XCTestCase {
         XCTAssertEqual((next["group"] as? [String: Any])?["summary"] as? String, "1 more message from Ben")
 
         // A withdraw line names what it removes: without an id it is an error in its place.
-        let bad = try eval("{\"app\":\"chat\",\"withdraw\":true}\n{\"app\":\"chat\",\"withdraw\":\"yes\",\"id\":\"x\"}", expectStatus: 1)
+        let bad = try eval(
+            "{\"app\":\"chat\",\"withdraw\":true}\n{\"app\":\"chat\",\"withdraw\":\"yes\",\"id\":\"x\"}",
+            expectStatus: 1)
         XCTAssertEqual(bad.count, 2)
         XCTAssertTrue((bad[0]["error"] as? String)?.contains("id") == true, "\(bad[0])")
         XCTAssertTrue((bad[1]["error"] as? String)?.contains("withdraw") == true, "\(bad[1])")
@@ -58,33 +61,44 @@ final class RevisionTwoCommandTests: XCTestCase {
     func testRecentCountsAReplacementOnceAndTakesAPersonAsSender() throws {
         let counting = dir.appendingPathComponent("counting.lua").path
         try """
-            rule("count", function(n, ctx)
-              return { relevance = 0.5, reason = "person " .. hush.recent { sender = n.communication.sender }
-                       .. ", handle " .. hush.recent { sender = n.communication.sender.handle }
-                       .. ", all " .. hush.recent {} }
-            end)
-            """.write(toFile: counting, atomically: true, encoding: .utf8)
+        rule("count", function(n, ctx)
+          return { relevance = 0.5, reason = "person " .. hush.recent { sender = n.communication.sender }
+                   .. ", handle " .. hush.recent { sender = n.communication.sender.handle }
+                   .. ", all " .. hush.recent {} }
+        end)
+        """.write(toFile: counting, atomically: true, encoding: .utf8)
         func message(_ id: String, _ minute: Int, _ from: String) -> String {
             "{\"app\":\"chat\",\"id\":\"\(id)\",\"date\":\"2026-11-28T10:0\(minute):00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}},\"communication\":{\"kind\":\"message\",\"sender\":{\"handle\":\"\(from)\"}}}"
         }
-        let stream = [message("a", 0, "dan@example.com"), message("a", 1, "dan@example.com"), message("b", 2, "eve@example.com"),
-                      message("c", 3, "DAN@example.com")].joined(separator: "\n")
+        let stream = [
+            message("a", 0, "dan@example.com"), message("a", 1, "dan@example.com"), message("b", 2, "eve@example.com"),
+            message("c", 3, "DAN@example.com"),
+        ].joined(separator: "\n")
         let run = try HushBinary.run(["eval", "--ephemeral", "--policy", counting], stdin: stream)
         XCTAssertEqual(run.status, 0, run.stderr)
         let last = try XCTUnwrap(run.objects.last)
         XCTAssertEqual(last["errors"] as? [String], [])
-        XCTAssertEqual((last["reasons"] as? [String])?.first, "rule 'count': person 1, handle 1, all 2",
-                       "the replaced message counts once; a person table filters like its handle")
+        XCTAssertEqual(
+            (last["reasons"] as? [String])?.first, "rule 'count': person 1, handle 1, all 2",
+            "the replaced message counts once; a person table filters like its handle")
     }
 
     func testStatusDeliversTheSummaryThatFellDue() throws {
-        let held = try XCTUnwrap(try eval("{\"app\":\"com.example.news\",\"id\":\"n1\",\"date\":\"2026-11-28T07:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"Headline\"}}}").first)
+        let held = try XCTUnwrap(
+            try eval(
+                "{\"app\":\"com.example.news\",\"id\":\"n1\",\"date\":\"2026-11-28T07:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"Headline\"}}}"
+            ).first)
         XCTAssertEqual(held["delivery"] as? String, "summary")
-        let before = try HushBinary.run(["status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T07:30:00+01:00"])
+        let before = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T07:30:00+01:00",
+        ])
         XCTAssertEqual(before.objects.first?["pending_summary"] as? Int, 1, before.stderr)
-        let after = try HushBinary.run(["status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T09:00:00+01:00"])
+        let after = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T09:00:00+01:00",
+        ])
         XCTAssertEqual(after.status, 0, after.stderr)
-        XCTAssertEqual(after.objects.first?["pending_summary"] as? Int, 0, "the 08:00 summary was delivered, not still waiting")
+        XCTAssertEqual(
+            after.objects.first?["pending_summary"] as? Int, 0, "the 08:00 summary was delivered, not still waiting")
     }
 
     func testSimulateReplaysAStreamWithoutDates() throws {
@@ -111,7 +125,8 @@ final class RevisionTwoCommandTests: XCTestCase {
         XCTAssertEqual(summary["user"] as? String, "default")
         XCTAssertEqual(summary["at"] as? String, "2026-11-28T08:00:00+01:00")
         let items = try XCTUnwrap(summary["notifications"] as? [[String: Any]])
-        XCTAssertEqual(items.compactMap { $0["id"] as? String }, ["n1", "b1"], "the withdrawn one is not in its summary")
+        XCTAssertEqual(
+            items.compactMap { $0["id"] as? String }, ["n1", "b1"], "the withdrawn one is not in its summary")
         let bank = try XCTUnwrap(items.first { $0["id"] as? String == "b1" })
         XCTAssertTrue(bank["title"] is NSNull)
         XCTAssertTrue(bank["body"] is NSNull)

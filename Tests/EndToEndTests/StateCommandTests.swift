@@ -10,16 +10,16 @@ final class StateCommandTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hush-state-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try """
-            timezone "Europe/Berlin"
-            app "com.example.news" { summary = true, name = "News" }
-            summary { at = { "08:00", "18:00" } }
-            contact { handle = "alice@example.com", name = "Alice", aliases = { "+49 170 1111111" } }
-            focus "Work" {
-              schedule = { days = "mon-fri", from = "09:00", to = "17:30" },
-              people = { "boss@example.com", suggested = 1 },
-            }
-            focus "Sleep" { }
-            """.write(toFile: policy, atomically: true, encoding: .utf8)
+        timezone "Europe/Berlin"
+        app "com.example.news" { summary = true, name = "News" }
+        summary { at = { "08:00", "18:00" } }
+        contact { handle = "alice@example.com", name = "Alice", aliases = { "+49 170 1111111" } }
+        focus "Work" {
+          schedule = { days = "mon-fri", from = "09:00", to = "17:30" },
+          people = { "boss@example.com", suggested = 1 },
+        }
+        focus "Sleep" { }
+        """.write(toFile: policy, atomically: true, encoding: .utf8)
     }
 
     func eval(_ line: String) throws -> [String: Any] {
@@ -29,40 +29,60 @@ final class StateCommandTests: XCTestCase {
     }
 
     func testFocusOnAndOffAcrossRuns() throws {
-        let saturday = "{\"app\":\"chat\",\"date\":\"2026-11-28T10:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}"
+        let saturday =
+            "{\"app\":\"chat\",\"date\":\"2026-11-28T10:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}"
         XCTAssertTrue(try eval(saturday)["focus"] is NSNull)
-        let on = try HushBinary.run(["focus", "on", "Sleep", "--policy", policy, "--state", state,
-                                     "--now", "2026-11-28T09:00:00+01:00", "--until", "2026-11-28T12:00:00+01:00"])
+        let on = try HushBinary.run([
+            "focus", "on", "Sleep", "--policy", policy, "--state", state,
+            "--now", "2026-11-28T09:00:00+01:00", "--until", "2026-11-28T12:00:00+01:00",
+        ])
         XCTAssertEqual(on.status, 0, on.stderr)
         let during = try eval(saturday)
         XCTAssertEqual(during["focus"] as? String, "Sleep")
         XCTAssertEqual(during["delivery"] as? String, "silenced")
         let later = try eval(saturday.replacingOccurrences(of: "10:00:00", with: "12:30:00"))
         XCTAssertTrue(later["focus"] is NSNull)
-        let status = try HushBinary.run(["status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T10:00:00+01:00"])
+        let status = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T10:00:00+01:00",
+        ])
         XCTAssertEqual(status.status, 0, status.stderr)
         XCTAssertEqual(status.objects.first?["focus"] as? String, "Sleep")
 
         // Off by hand during a scheduled window: off until the window ends.
-        let monday = "{\"app\":\"chat\",\"date\":\"2026-11-30T10:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}"
+        let monday =
+            "{\"app\":\"chat\",\"date\":\"2026-11-30T10:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}"
         XCTAssertEqual(try eval(monday)["focus"] as? String, "Work")
-        let off = try HushBinary.run(["focus", "off", "--policy", policy, "--state", state, "--now", "2026-11-30T09:30:00+01:00"])
+        let off = try HushBinary.run([
+            "focus", "off", "--policy", policy, "--state", state, "--now", "2026-11-30T09:30:00+01:00",
+        ])
         XCTAssertEqual(off.status, 0, off.stderr)
         XCTAssertTrue(off.stdout.contains("17:30"), off.stdout)
         XCTAssertTrue(try eval(monday)["focus"] is NSNull)
-        XCTAssertEqual(try eval(monday.replacingOccurrences(of: "2026-11-30T10", with: "2026-12-01T10"))["focus"] as? String, "Work")
+        XCTAssertEqual(
+            try eval(monday.replacingOccurrences(of: "2026-11-30T10", with: "2026-12-01T10"))["focus"] as? String,
+            "Work")
     }
 
     func testStatePersistsGroupsAndSummaryQueueAcrossRuns() throws {
-        _ = try eval("{\"app\":\"chat\",\"id\":\"a\",\"date\":\"2026-11-28T10:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"1\",\"thread-id\":\"t\"}}}")
-        let second = try eval("{\"app\":\"chat\",\"id\":\"b\",\"date\":\"2026-11-28T10:01:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"2\",\"thread-id\":\"t\"}}}")
+        _ = try eval(
+            "{\"app\":\"chat\",\"id\":\"a\",\"date\":\"2026-11-28T10:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"1\",\"thread-id\":\"t\"}}}"
+        )
+        let second = try eval(
+            "{\"app\":\"chat\",\"id\":\"b\",\"date\":\"2026-11-28T10:01:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"2\",\"thread-id\":\"t\"}}}"
+        )
         XCTAssertEqual((second["group"] as? [String: Any])?["count"] as? Int, 2)
-        let replaced = try eval("{\"app\":\"chat\",\"id\":\"a\",\"date\":\"2026-11-28T10:02:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"1b\",\"thread-id\":\"t\"}}}")
+        let replaced = try eval(
+            "{\"app\":\"chat\",\"id\":\"a\",\"date\":\"2026-11-28T10:02:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"1b\",\"thread-id\":\"t\"}}}"
+        )
         XCTAssertEqual(replaced["replaces"] as? String, "a")
-        let held = try eval("{\"app\":\"com.example.news\",\"id\":\"n1\",\"date\":\"2026-11-28T10:05:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"story\"}}}")
+        let held = try eval(
+            "{\"app\":\"com.example.news\",\"id\":\"n1\",\"date\":\"2026-11-28T10:05:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"story\"}}}"
+        )
         XCTAssertEqual(held["delivery"] as? String, "summary")
         XCTAssertEqual(held["summary_at"] as? String, "2026-11-28T18:00:00+01:00")
-        let status = try HushBinary.run(["status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T11:00:00+01:00"])
+        let status = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T11:00:00+01:00",
+        ])
         XCTAssertEqual(status.objects.first?["pending_summary"] as? Int, 1)
         XCTAssertEqual(status.objects.first?["next_summary"] as? String, "2026-11-28T18:00:00+01:00")
     }
@@ -94,13 +114,17 @@ final class StateCommandTests: XCTestCase {
         XCTAssertEqual(donate.objects.compactMap { $0["line"] as? Int }, [13, 14])
         XCTAssertTrue(donate.stderr.contains("donated 12"), donate.stderr)
 
-        let all = try HushBinary.run(["suggest", "--json", "--policy", policy, "--state", state, "--now", "2026-11-25T12:00:00+01:00"])
+        let all = try HushBinary.run([
+            "suggest", "--json", "--policy", policy, "--state", state, "--now", "2026-11-25T12:00:00+01:00",
+        ])
         XCTAssertEqual(all.status, 0, all.stderr)
         let array = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(array.first?["name"] as? String, "Alice")
         XCTAssertEqual(array.first?["messages"] as? Int, 2)
         XCTAssertEqual(array.first?["calls"] as? Int, 1)
-        for key in ["handle", "name", "score", "messages", "calls", "last", "why"] { XCTAssertNotNil(array.first?[key], key) }
+        for key in ["handle", "name", "score", "messages", "calls", "last", "why"] {
+            XCTAssertNotNil(array.first?[key], key)
+        }
         let handles = array.compactMap { $0["handle"] as? String }
         XCTAssertFalse(handles.contains("+1 900 555 0000"))
         XCTAssertFalse(handles.contains("carol@example.com"))
@@ -109,13 +133,19 @@ final class StateCommandTests: XCTestCase {
         XCTAssertEqual(handles.first, "alice@example.com")
 
         // For Work, in-hours interactions count double: the team outranks Alice.
-        let work = try HushBinary.run(["suggest", "--focus", "Work", "--json", "--policy", policy, "--state", state, "--now", "2026-11-25T12:00:00+01:00"])
-        let workArray = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(work.stdout.utf8)) as? [[String: Any]])
+        let work = try HushBinary.run([
+            "suggest", "--focus", "Work", "--json", "--policy", policy, "--state", state, "--now",
+            "2026-11-25T12:00:00+01:00",
+        ])
+        let workArray = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(work.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(workArray.first?["handle"] as? String, "erin@example.com", work.stdout)
-        XCTAssertFalse(workArray.contains { $0["handle"] as? String == "frank@example.com" }) // one interaction only
+        XCTAssertFalse(workArray.contains { $0["handle"] as? String == "frank@example.com" })  // one interaction only
 
         // people = { suggested = 1 } lets the top suggestion through Work.
-        let msg = try eval("{\"app\":\"chat\",\"date\":\"2026-11-25T11:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}},\"communication\":{\"kind\":\"message\",\"sender\":{\"handle\":\"\(workArray.first?["handle"] as? String ?? "")\"}}}")
+        let msg = try eval(
+            "{\"app\":\"chat\",\"date\":\"2026-11-25T11:00:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"hi\"}},\"communication\":{\"kind\":\"message\",\"sender\":{\"handle\":\"\(workArray.first?["handle"] as? String ?? "")\"}}}"
+        )
         XCTAssertEqual(msg["breakthrough"] as? String, "person")
     }
 
@@ -144,8 +174,11 @@ final class StateCommandTests: XCTestCase {
         }
         // 00:30 on Wednesday: an hour after Bob, but the day before; Dan 25 hours and two days ago.
         let justAfterMidnight = try why(at: "2026-11-25T00:30:00+01:00")
-        XCTAssertTrue(justAfterMidnight["bob@example.com"]?.hasSuffix("most recently yesterday.") == true, "\(justAfterMidnight)")
-        XCTAssertTrue(justAfterMidnight["dan@example.com"]?.hasSuffix("most recently 2 days ago.") == true, "\(justAfterMidnight)")
+        XCTAssertTrue(
+            justAfterMidnight["bob@example.com"]?.hasSuffix("most recently yesterday.") == true, "\(justAfterMidnight)")
+        XCTAssertTrue(
+            justAfterMidnight["dan@example.com"]?.hasSuffix("most recently 2 days ago.") == true, "\(justAfterMidnight)"
+        )
         // 23:00 on Wednesday: 22 hours after Carol, the same day.
         let lateEvening = try why(at: "2026-11-25T23:00:00+01:00")
         XCTAssertTrue(lateEvening["carol@example.com"]?.hasSuffix("most recently today.") == true, "\(lateEvening)")
@@ -164,10 +197,16 @@ final class StateCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let events = run.objects
         let kinds = events.compactMap { $0["event"] as? String }
-        XCTAssertEqual(kinds, ["notification", "notification", "notification", "summary", "focus", "notification", "notification", "focus", "summary"])
+        XCTAssertEqual(
+            kinds,
+            [
+                "notification", "notification", "notification", "summary", "focus", "notification", "notification",
+                "focus", "summary",
+            ])
         let morning = events[3]
         XCTAssertEqual(morning["at"] as? String, "2026-11-27T08:00:00+01:00")
-        XCTAssertEqual((morning["notifications"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["n2", "n1"])
+        XCTAssertEqual(
+            (morning["notifications"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["n2", "n1"])
         XCTAssertEqual(morning["dropped"] as? [String], ["n3"])
         XCTAssertEqual(events[4]["focus"] as? String, "Work")
         XCTAssertEqual(events[4]["at"] as? String, "2026-11-27T09:00:00+01:00")

@@ -12,7 +12,10 @@ final class APISurfaceTests: XCTestCase {
         let walker = try XCTUnwrap(FileManager.default.enumerator(atPath: sources.path))
         return try walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map { path in
             let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
-            return (String(path.split(separator: "/")[0]), path, text.split(separator: "\n", omittingEmptySubsequences: false))
+            return (
+                String(path.split(separator: "/")[0]), path,
+                text.split(separator: "\n", omittingEmptySubsequences: false)
+            )
         }
     }
 
@@ -42,14 +45,18 @@ final class APISurfaceTests: XCTestCase {
                 if let match = line.firstMatch(of: topLevel) { types[String(match.1)] = file.module }
             }
             if ["Lua", "HushPolicy", "HushJSON"].contains(file.module) {
-                XCTAssertFalse(file.lines.contains(where: Self.isPublicDeclaration), "\(file.path) declares something public")
+                XCTAssertFalse(
+                    file.lines.contains(where: Self.isPublicDeclaration), "\(file.path) declares something public")
             }
         }
-        XCTAssertEqual(types, [
-            "Engine": "Hush", "Session": "Hush", "HushEvent": "Hush", "SummaryDelivery": "Hush", "FocusChange": "Hush",
-            "Envelope": "HushCore", "EvaluationContext": "HushCore", "Decision": "HushCore",
-            "InterruptionLevel": "HushCore", "TraceStep": "HushCore", "HushError": "HushCore",
-            "InMemoryStateStore": "HushState", "SQLiteStateStore": "HushState",
-        ])
+        XCTAssertEqual(
+            types,
+            [
+                "Engine": "Hush", "Session": "Hush", "HushEvent": "Hush", "SummaryDelivery": "Hush",
+                "FocusChange": "Hush",
+                "Envelope": "HushCore", "EvaluationContext": "HushCore", "Decision": "HushCore",
+                "InterruptionLevel": "HushCore", "TraceStep": "HushCore", "HushError": "HushCore",
+                "InMemoryStateStore": "HushState", "SQLiteStateStore": "HushState",
+            ])
     }
 }

@@ -32,7 +32,8 @@ final class APITests: XCTestCase {
         XCTAssertEqual(decision.level, .critical)
         XCTAssertEqual(decision.breakthrough, .critical)
         XCTAssertEqual(decision.rules, ["pages mentioning SEV1 are critical"])
-        XCTAssertTrue(decision.jsonString.hasPrefix(#"{"id":"p1","app":"com.example.pager","user":"default","delivery":"alert""#))
+        XCTAssertTrue(
+            decision.jsonString.hasPrefix(#"{"id":"p1","app":"com.example.pager","user":"default","delivery":"alert""#))
         XCTAssertNil(decision.trace)
         let explained = try session.evaluate(
             try session.envelope(fromJSON: line("com.example.pager", "p2", body: "ok")), explain: true)
@@ -40,7 +41,9 @@ final class APITests: XCTestCase {
     }
 
     func testABadPolicyListsEveryProblemWithItsLine() {
-        XCTAssertThrowsError(try Engine(policy: "app \"x\" { sumary = true }\nfocus \"A\" { calls = \"some\" }", name: "p.lua")) {
+        XCTAssertThrowsError(
+            try Engine(policy: "app \"x\" { sumary = true }\nfocus \"A\" { calls = \"some\" }", name: "p.lua")
+        ) {
             let error = $0 as! HushError
             XCTAssertEqual(error.code, .invalidPolicy)
             XCTAssertEqual(error.problems.count, 2)
@@ -57,7 +60,8 @@ final class APITests: XCTestCase {
         limits.graceMilliseconds = 0
         limits.instructionLimit = 100_000
         limits.timeLimitMilliseconds = 200
-        let engine = try Engine(policy: #"rule("spins", function(n) while true do end end)"#, name: "spin.lua", limits: limits)
+        let engine = try Engine(
+            policy: #"rule("spins", function(n) while true do end end)"#, name: "spin.lua", limits: limits)
         let session = try engine.makeSession()
         let decision = try session.evaluate(try session.envelope(fromJSON: line("com.example.chat", "c1", body: "hi")))
         XCTAssertEqual(decision.delivery, .alert)
@@ -67,7 +71,9 @@ final class APITests: XCTestCase {
 
     func testABadNotificationNamesTheFieldAndLine() throws {
         let session = try Engine().makeSession()
-        XCTAssertThrowsError(try session.envelope(fromJSON: #"{"app":"a","payload":{"aps":{"interruption-level":"loud"}}}"#, line: 7)) {
+        XCTAssertThrowsError(
+            try session.envelope(fromJSON: #"{"app":"a","payload":{"aps":{"interruption-level":"loud"}}}"#, line: 7)
+        ) {
             let error = $0 as! HushError
             XCTAssertEqual(error.code, .invalidInput)
             XCTAssertEqual(error.field, "payload.aps.interruption-level")
@@ -77,7 +83,8 @@ final class APITests: XCTestCase {
 
     func testAHeldSummaryIsDeliveredAtItsTime() throws {
         let session = try Engine(policy: policy).makeSession(store: InMemoryStateStore())
-        let held = try session.evaluate(try session.envelope(fromJSON: line("com.example.news", "n1", body: "Headline")))
+        let held = try session.evaluate(
+            try session.envelope(fromJSON: line("com.example.news", "n1", body: "Headline")))
         XCTAssertEqual(held.delivery, .summary)
         let at = try XCTUnwrap(held.summaryAt)
         XCTAssertEqual(try session.deliverDueSummaries(user: "default", at: at - 1), [])
@@ -85,8 +92,9 @@ final class APITests: XCTestCase {
         XCTAssertEqual(delivered.map { $0.notifications.map(\.id) }, [["n1"]])
         let event = HushEvent.summary(delivered[0])
         XCTAssertEqual(event.user, "default")
-        XCTAssertTrue(event.jsonString(timeZone: "Europe/Berlin").hasPrefix(
-            #"{"event":"summary","user":"default","at":"2026-03-03T08:00:00+01:00","notifications":[{"id":"n1""#))
+        XCTAssertTrue(
+            event.jsonString(timeZone: "Europe/Berlin").hasPrefix(
+                #"{"event":"summary","user":"default","at":"2026-03-03T08:00:00+01:00","notifications":[{"id":"n1""#))
         XCTAssertEqual(try session.deliverDueSummaries(user: "default", at: at + 86400), [], "delivered once")
     }
 
@@ -96,10 +104,13 @@ final class APITests: XCTestCase {
         let engine = try Engine(policy: policy)
         do {
             let session = try engine.makeSession(store: try SQLiteStateStore(path: path))
-            XCTAssertEqual(try session.evaluate(try session.envelope(fromJSON: line("com.example.news", "n1", body: "a"))).delivery, .summary)
+            XCTAssertEqual(
+                try session.evaluate(try session.envelope(fromJSON: line("com.example.news", "n1", body: "a")))
+                    .delivery, .summary)
         }
         let session = try engine.makeSession(store: try SQLiteStateStore(path: path))
-        let delivered = try session.deliverDueSummaries(user: "default", at: Date(timeIntervalSince1970: 1_900_000_000).timeIntervalSince1970)
+        let delivered = try session.deliverDueSummaries(
+            user: "default", at: Date(timeIntervalSince1970: 1_900_000_000).timeIntervalSince1970)
         XCTAssertEqual(delivered.flatMap { $0.notifications.map(\.id) }, ["n1"])
     }
 
@@ -109,7 +120,9 @@ final class APITests: XCTestCase {
         let engine = try Engine(policy: policy)
         let store = try SQLiteStateStore(path: path)
         let session = try engine.makeSession(store: store)
-        let envelopes = try (1...3).map { try session.envelope(fromJSON: line("com.example.news", "n\($0)", body: "h\($0)")) }
+        let envelopes = try (1...3).map {
+            try session.envelope(fromJSON: line("com.example.news", "n\($0)", body: "h\($0)"))
+        }
         let deliveries = try store.batch { envelopes.map { try? session.evaluate($0).delivery } }
         XCTAssertEqual(deliveries, [.summary, .summary, .summary])
         let reopened = try engine.makeSession(store: try SQLiteStateStore(path: path))
@@ -140,7 +153,8 @@ final class APITests: XCTestCase {
         let line = self.line("com.example.mail", "m", body: "hi")
         DispatchQueue.concurrentPerform(iterations: 4) { i in
             let delivery = try? engine.makeSession().evaluate(
-                engine.makeSession().envelope(fromJSON: line), context: EvaluationContext(focus: .on("Work"))).delivery
+                engine.makeSession().envelope(fromJSON: line), context: EvaluationContext(focus: .on("Work"))
+            ).delivery
             results.set(i, delivery)
         }
         XCTAssertEqual(results.all, Array(repeating: .alert, count: 4))
@@ -151,5 +165,7 @@ final class Results: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [Int: Decision.Delivery?] = [:]
     func set(_ i: Int, _ value: Decision.Delivery?) { lock.lock(); values[i] = value; lock.unlock() }
-    var all: [Decision.Delivery?] { lock.lock(); defer { lock.unlock() }; return values.keys.sorted().map { values[$0]! } }
+    var all: [Decision.Delivery?] {
+        lock.lock(); defer { lock.unlock() }; return values.keys.sorted().map { values[$0]! }
+    }
 }

@@ -1,5 +1,5 @@
-import HushState
 import HushCore
+import HushState
 import XCTest
 
 final class GroupAndCollapseTests: XCTestCase {
@@ -19,12 +19,14 @@ final class GroupAndCollapseTests: XCTestCase {
 
     func testSummaryLineTable() {
         let categories = [
-            "MESSAGE": CategorySettings(summaryFormat: PluralFormat(one: "%u more message from %@", other: "%u more messages from %@")),
-            "INVITE": CategorySettings(summaryFormat: PluralFormat(one: "%u more invitation", other: "%u more invitations")),
+            "MESSAGE": CategorySettings(
+                summaryFormat: PluralFormat(one: "%u more message from %@", other: "%u more messages from %@")),
+            "INVITE": CategorySettings(
+                summaryFormat: PluralFormat(one: "%u more invitation", other: "%u more invitations")),
             "PLAIN": CategorySettings(summaryFormat: PluralFormat(other: "%u new items")),
         ]
         struct Row {
-            var earlier: [(String?, String?, Int?)] // category, summary-arg, summary-arg-count
+            var earlier: [(String?, String?, Int?)]  // category, summary-arg, summary-arg-count
             var line: String?
         }
         let rows: [Row] = [
@@ -32,11 +34,18 @@ final class GroupAndCollapseTests: XCTestCase {
             Row(earlier: [(nil, nil, nil)], line: "1 more notification"),
             Row(earlier: [(nil, nil, nil), (nil, nil, 3)], line: "4 more notifications"),
             Row(earlier: [("MESSAGE", "Alice", nil)], line: "1 more message from Alice"),
-            Row(earlier: [("MESSAGE", "Alice", nil), ("MESSAGE", "Bob", 2)], line: "3 more messages from Alice and Bob"),
-            Row(earlier: [("MESSAGE", "Alice", nil), ("MESSAGE", "Bob", nil), ("MESSAGE", "Alice", nil), ("MESSAGE", "Carol", nil)],
+            Row(
+                earlier: [("MESSAGE", "Alice", nil), ("MESSAGE", "Bob", 2)], line: "3 more messages from Alice and Bob"),
+            Row(
+                earlier: [
+                    ("MESSAGE", "Alice", nil), ("MESSAGE", "Bob", nil), ("MESSAGE", "Alice", nil),
+                    ("MESSAGE", "Carol", nil),
+                ],
                 line: "4 more messages from Alice, Bob and Carol"),
             Row(earlier: [("MESSAGE", nil, nil), ("MESSAGE", nil, nil)], line: "2 more notifications"),
-            Row(earlier: [("INVITE", nil, nil), ("INVITE", nil, nil), ("PLAIN", nil, 1)], line: "2 more invitations and 1 new items"),
+            Row(
+                earlier: [("INVITE", nil, nil), ("INVITE", nil, nil), ("PLAIN", nil, 1)],
+                line: "2 more invitations and 1 new items"),
             Row(earlier: [("INVITE", nil, nil), (nil, nil, nil)], line: "1 more invitation and 1 more notification"),
             Row(earlier: [("MESSAGE", "Alice", nil), ("INVITE", nil, 2)], line: "3 more notifications"),
             Row(earlier: [("PLAIN", nil, nil)], line: "1 new items"),
@@ -53,14 +62,18 @@ final class GroupAndCollapseTests: XCTestCase {
     }
 
     func testPlaceholderWhenPreviewsHidden() {
-        let categories = ["MESSAGE": CategorySettings(hiddenPreview: PluralFormat(one: "%u message", other: "%u messages"))]
+        let categories = [
+            "MESSAGE": CategorySettings(hiddenPreview: PluralFormat(one: "%u message", other: "%u messages"))
+        ]
         let never = PipelineHarness(Policy(apps: ["chat": AppSettings(previews: .never)], categories: categories))
         XCTAssertEqual(never.decide(note("chat", category: "MESSAGE")).placeholder, "1 message")
         XCTAssertEqual(never.decide(note("chat", category: "MESSAGE")).placeholder, "2 messages")
         XCTAssertEqual(never.decide(note("chat")).placeholder, "Notification")
-        let unlocked = PipelineHarness(Policy(apps: ["bank": AppSettings(previews: .unlocked)]), context: context("{\"locked\":true}"))
+        let unlocked = PipelineHarness(
+            Policy(apps: ["bank": AppSettings(previews: .unlocked)]), context: context("{\"locked\":true}"))
         XCTAssertEqual(unlocked.decide(note("bank")).placeholder, "Notification")
-        let open = PipelineHarness(Policy(apps: ["bank": AppSettings(previews: .unlocked)]), context: context("{\"locked\":false}"))
+        let open = PipelineHarness(
+            Policy(apps: ["bank": AppSettings(previews: .unlocked)]), context: context("{\"locked\":false}"))
         XCTAssertNil(open.decide(note("bank")).placeholder)
     }
 

@@ -16,11 +16,19 @@ final class LevelAndAuthorizationTests: XCTestCase {
         let rows: [Row] = [
             Row(requested: nil, app: AppSettings(), level: .active, requestedLevel: .active, delivery: .alert),
             Row(requested: "passive", app: AppSettings(), level: .passive, requestedLevel: .passive, delivery: .quiet),
-            Row(requested: "time-sensitive", app: AppSettings(), level: .timeSensitive, requestedLevel: .timeSensitive, delivery: .alert),
-            Row(requested: "time-sensitive", app: AppSettings(timeSensitive: false), level: .active, requestedLevel: .timeSensitive, delivery: .alert),
+            Row(
+                requested: "time-sensitive", app: AppSettings(), level: .timeSensitive, requestedLevel: .timeSensitive,
+                delivery: .alert),
+            Row(
+                requested: "time-sensitive", app: AppSettings(timeSensitive: false), level: .active,
+                requestedLevel: .timeSensitive, delivery: .alert),
             Row(requested: "critical", app: AppSettings(), level: .active, requestedLevel: .critical, delivery: .alert),
-            Row(requested: "critical", app: AppSettings(criticalAlerts: true), level: .critical, requestedLevel: .critical, delivery: .alert),
-            Row(requested: nil, sound: "{\"critical\":1,\"name\":\"siren.caf\",\"volume\":0.7}", app: AppSettings(criticalAlerts: true),
+            Row(
+                requested: "critical", app: AppSettings(criticalAlerts: true), level: .critical,
+                requestedLevel: .critical, delivery: .alert),
+            Row(
+                requested: nil, sound: "{\"critical\":1,\"name\":\"siren.caf\",\"volume\":0.7}",
+                app: AppSettings(criticalAlerts: true),
                 level: .critical, requestedLevel: .critical, delivery: .alert),
         ]
         for (i, row) in rows.enumerated() {
@@ -48,7 +56,8 @@ final class LevelAndAuthorizationTests: XCTestCase {
     }
 
     func testProvisionalIsAtMostQuiet() {
-        let h = PipelineHarness(policy(["com.example.app": AppSettings(authorization: .provisional, criticalAlerts: true)]))
+        let h = PipelineHarness(
+            policy(["com.example.app": AppSettings(authorization: .provisional, criticalAlerts: true)]))
         let d = h.decide(note(level: "time-sensitive"))
         XCTAssertEqual(d.delivery, .quiet)
         XCTAssertNil(d.alert)
@@ -80,9 +89,11 @@ final class LevelAndAuthorizationTests: XCTestCase {
     func testRuleLevelNeedsNoEntitlementAndForcedDelivery() {
         var p = Policy(rules: [Policy.RuleInfo(name: "test rule", file: "test.lua", line: 1)])
         p.apps["com.example.app"] = AppSettings()
-        let h = PipelineHarness(p, rules: ClosureRules { subject, _ in
-            subject.envelope.body == "SEV1" ? RuleChanges(level: .critical, reason: "SEV1 page") : nil
-        })
+        let h = PipelineHarness(
+            p,
+            rules: ClosureRules { subject, _ in
+                subject.envelope.body == "SEV1" ? RuleChanges(level: .critical, reason: "SEV1 page") : nil
+            })
         let d = h.decide(note(body: "SEV1"))
         XCTAssertEqual(d.level, .critical)
         XCTAssertEqual(d.alert?.bypassRinger, true)

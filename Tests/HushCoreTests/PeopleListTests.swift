@@ -4,7 +4,9 @@ import XCTest
 /// `Directory.PeopleList` (a focus's people prepared once) answers as `person(_:isAmong:)` does.
 final class PeopleListTests: XCTestCase {
     let contacts = [
-        Contact(handle: "alice@example.com", name: "Alice", favorite: true, aliases: ["+1 617 555 1212", "alice.work@example.org"]),
+        Contact(
+            handle: "alice@example.com", name: "Alice", favorite: true,
+            aliases: ["+1 617 555 1212", "alice.work@example.org"]),
         Contact(handle: "+49 30 1234567", name: "Bob"),
         Contact(handle: "Carol@Example.com", name: "Carol", aliases: ["030 7654321", "carol-chat-id"]),
         Contact(handle: "+44 20 7946 0958", name: "Dan", aliases: ["dan@example.net"]),
@@ -46,8 +48,9 @@ final class PeopleListTests: XCTestCase {
                 for aliases in [[], ["random-id"], ["+49 30 1234567"], ["stranger@example.com", "0170 55500404"]] {
                     let person = Person(handle: handle.isEmpty ? nil : handle, aliases: aliases)
                     let expected = unprepared.person(person, isAmong: listed)
-                    XCTAssertEqual(directory.person(directory.resolve(person), isIn: list), expected,
-                                   "\(handle) + \(aliases) among \(listed)")
+                    XCTAssertEqual(
+                        directory.person(directory.resolve(person), isIn: list), expected,
+                        "\(handle) + \(aliases) among \(listed)")
                     XCTAssertEqual(directory.person(person, isAmong: listed), expected)
                 }
             }

@@ -1,5 +1,5 @@
-import HushJSON
 import HushCore
+import HushJSON
 import HushState
 import XCTest
 
@@ -21,8 +21,10 @@ final class PipelineHarness {
 
     /// Decides a notification given as JSON; its `date` (else `at`) is the evaluation instant.
     @discardableResult
-    func decide(_ json: String, at time: String? = nil, explain: Bool = false,
-                file: StaticString = #filePath, line: UInt = #line) -> Decision {
+    func decide(
+        _ json: String, at time: String? = nil, explain: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Decision {
         let value: JSONValue
         do { value = try JSONParser.parse(json) } catch {
             XCTFail("bad test JSON: \(error)", file: file, line: line)
@@ -34,7 +36,9 @@ final class PipelineHarness {
             XCTFail("bad envelope: \(error)", file: file, line: line)
             fatalError()
         }
-        if envelope.date == nil { envelope.date = time.flatMap(RFC3339.parse) ?? context.now ?? RFC3339.parse("2026-11-23T10:00:00+01:00")! }
+        if envelope.date == nil {
+            envelope.date = time.flatMap(RFC3339.parse) ?? context.now ?? RFC3339.parse("2026-11-23T10:00:00+01:00")!
+        }
         let now = context.now ?? envelope.date!
         let clock = context.timezone.flatMap(ZoneClock.init(identifier:)) ?? pipeline.defaultClock
         for batch in store.takeDueSummaries(user: envelope.user, upTo: now) {
@@ -42,8 +46,9 @@ final class PipelineHarness {
         }
         let outcome: Pipeline.Outcome
         do {
-            outcome = try pipeline.evaluate(envelope, now: now, context: context, state: store, rules: rules, clock: clock,
-                                            explain: explain)
+            outcome = try pipeline.evaluate(
+                envelope, now: now, context: context, state: store, rules: rules, clock: clock,
+                explain: explain)
         } catch {
             XCTFail("state in memory cannot fail to be read: \(error)", file: file, line: line)
             fatalError()
@@ -54,11 +59,13 @@ final class PipelineHarness {
 }
 
 /// A notification as JSON, built from the few fields a test cares about.
-func note(_ app: String = "com.example.app", id: String? = nil, date: String? = nil, title: String? = nil,
-          body: String? = "Hello", level: String? = nil, thread: String? = nil, category: String? = nil,
-          summaryArg: String? = nil, summaryArgCount: Int? = nil, relevance: Double? = nil, badge: Int? = nil,
-          sound: String? = nil, extraAPS: String = "", headers: String? = nil, communication: String? = nil,
-          attachments: String? = nil, user: String? = nil) -> String {
+func note(
+    _ app: String = "com.example.app", id: String? = nil, date: String? = nil, title: String? = nil,
+    body: String? = "Hello", level: String? = nil, thread: String? = nil, category: String? = nil,
+    summaryArg: String? = nil, summaryArgCount: Int? = nil, relevance: Double? = nil, badge: Int? = nil,
+    sound: String? = nil, extraAPS: String = "", headers: String? = nil, communication: String? = nil,
+    attachments: String? = nil, user: String? = nil
+) -> String {
     var alert: [String] = []
     if let title { alert.append("\"title\":\"\(title)\"") }
     if let body { alert.append("\"body\":\"\(body)\"") }

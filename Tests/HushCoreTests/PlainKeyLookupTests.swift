@@ -1,6 +1,7 @@
-@testable import HushCore
 import HushJSON
 import XCTest
+
+@testable import HushCore
 
 /// `JSONObject.subscript(plainKey:)`, the envelope decoder's lookup, must find exactly what the
 /// ordinary subscript finds.
@@ -43,8 +44,11 @@ final class PlainKeyLookupTests: XCTestCase {
         var rng = SystemRandomNumberGenerator()
         for round in 0..<300 {
             // Small objects (linear scan) and big ones (index).
-            let n = round % 3 == 0 ? Int.random(in: 17...storedKeys.count, using: &rng) : Int.random(in: 0...8, using: &rng)
-            let pairs = storedKeys.shuffled(using: &rng).prefix(n).enumerated().map { ($1, JSONValue.number(Double($0))) }
+            let n =
+                round % 3 == 0 ? Int.random(in: 17...storedKeys.count, using: &rng) : Int.random(in: 0...8, using: &rng)
+            let pairs = storedKeys.shuffled(using: &rng).prefix(n).enumerated().map {
+                ($1, JSONValue.number(Double($0)))
+            }
             let object = JSONObject(pairs)
             for key in lookups {
                 XCTAssertEqual(object[plainKey: key], object[key], "\(key) in \(pairs.map(\.0))")

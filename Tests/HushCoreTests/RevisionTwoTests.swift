@@ -1,5 +1,5 @@
-import HushState
 import HushCore
+import HushState
 import XCTest
 
 /// The behaviour revision 2 of the reference changed (docs/decisions.md, "Revision 2").
@@ -42,7 +42,8 @@ final class RevisionTwoTests: XCTestCase {
         XCTAssertEqual(empty.delivery, .background)
         XCTAssertNil(empty.badge)
 
-        let contentAvailable = h.decide("{\"app\":\"mail\",\"payload\":{\"aps\":{\"content-available\":1,\"badge\":2}}}")
+        let contentAvailable = h.decide(
+            "{\"app\":\"mail\",\"payload\":{\"aps\":{\"content-available\":1,\"badge\":2}}}")
         XCTAssertEqual(contentAvailable.delivery, .background)
         XCTAssertEqual(contentAvailable.badge, 2)
 
@@ -51,8 +52,10 @@ final class RevisionTwoTests: XCTestCase {
 
         // A sound, a title or a sender is something to show.
         XCTAssertEqual(h.decide("{\"app\":\"mail\",\"payload\":{\"aps\":{\"sound\":\"default\"}}}").delivery, .alert)
-        XCTAssertEqual(h.decide("{\"app\":\"mail\",\"payload\":{\"aps\":{\"alert\":{\"title\":\"Hi\"}}}}").delivery, .alert)
-        let call = "{\"app\":\"phone\",\"payload\":{\"aps\":{}},\"communication\":{\"kind\":\"call\",\"sender\":{\"handle\":\"+15550100\"}}}"
+        XCTAssertEqual(
+            h.decide("{\"app\":\"mail\",\"payload\":{\"aps\":{\"alert\":{\"title\":\"Hi\"}}}}").delivery, .alert)
+        let call =
+            "{\"app\":\"phone\",\"payload\":{\"aps\":{}},\"communication\":{\"kind\":\"call\",\"sender\":{\"handle\":\"+15550100\"}}}"
         XCTAssertEqual(h.decide(call).delivery, .alert)
 
         // An app that shows no badges sets none, even from the background.
@@ -64,8 +67,10 @@ final class RevisionTwoTests: XCTestCase {
 
     func testBadgesFollowTheDelivery() {
         let policy = Policy(
-            apps: ["quietapp": AppSettings(delivery: .quiet), "trial": AppSettings(authorization: .provisional),
-                   "news": AppSettings(summary: true)],
+            apps: [
+                "quietapp": AppSettings(delivery: .quiet), "trial": AppSettings(authorization: .provisional),
+                "news": AppSettings(summary: true),
+            ],
             summaryTimes: [8 * 60], focuses: [FocusSettings(name: "Work")])
         let h = PipelineHarness(policy)
         XCTAssertEqual(h.decide(note(badge: 3)).badge, 3, "alert")
@@ -92,7 +97,8 @@ final class RevisionTwoTests: XCTestCase {
 
     func testAForcedAlertOnAPassiveNotificationStaysSilent() {
         let rules = ClosureRules { _, _ in RuleChanges(delivery: .alert) }
-        let h = PipelineHarness(Policy(rules: [Policy.RuleInfo(name: "test rule", file: "test.lua", line: 1)]), rules: rules)
+        let h = PipelineHarness(
+            Policy(rules: [Policy.RuleInfo(name: "test rule", file: "test.lua", line: 1)]), rules: rules)
         let d = h.decide(note(level: "passive", sound: "\"default\""))
         XCTAssertEqual(d.delivery, .alert)
         XCTAssertEqual(d.alert?.sound, false)
@@ -111,8 +117,11 @@ final class RevisionTwoTests: XCTestCase {
     // MARK: focus on every decision
 
     func testEveryDecisionNamesTheFocus() {
-        let h = PipelineHarness(Policy(focuses: [FocusSettings(name: "Sleep")]), context: context("{\"focus\":\"Sleep\"}"))
-        let background = h.decide("{\"app\":\"mail\",\"headers\":{\"apns-push-type\":\"background\"},\"payload\":{\"aps\":{\"content-available\":1}}}")
+        let h = PipelineHarness(
+            Policy(focuses: [FocusSettings(name: "Sleep")]), context: context("{\"focus\":\"Sleep\"}"))
+        let background = h.decide(
+            "{\"app\":\"mail\",\"headers\":{\"apns-push-type\":\"background\"},\"payload\":{\"aps\":{\"content-available\":1}}}"
+        )
         XCTAssertEqual(background.delivery, .background)
         XCTAssertEqual(background.focus, "Sleep")
         let expired = h.decide(note(headers: "{\"apns-expiration\":\"1000\"}"))
@@ -145,14 +154,18 @@ final class RevisionTwoTests: XCTestCase {
     func testAReplacedCallIsNotASecondCall() {
         let sleep = FocusSettings(name: "Sleep", calls: .nobody, repeatedCalls: true)
         let h = PipelineHarness(Policy(focuses: [sleep]), context: context("{\"focus\":\"Sleep\"}"))
-        let first = h.decide(note("phone", id: "call-1", date: "2026-11-23T03:00:00+01:00", communication: call(from: "+15550100")))
+        let first = h.decide(
+            note("phone", id: "call-1", date: "2026-11-23T03:00:00+01:00", communication: call(from: "+15550100")))
         XCTAssertEqual(first.delivery, .silenced)
-        let update = h.decide(note("phone", id: "call-1", date: "2026-11-23T03:01:00+01:00", communication: call(from: "+15550100")))
+        let update = h.decide(
+            note("phone", id: "call-1", date: "2026-11-23T03:01:00+01:00", communication: call(from: "+15550100")))
         XCTAssertEqual(update.replaces, "call-1")
-        XCTAssertEqual(update.delivery, .silenced, "an update of the same call must not ring through: \(update.reasons)")
+        XCTAssertEqual(
+            update.delivery, .silenced, "an update of the same call must not ring through: \(update.reasons)")
         XCTAssertNil(update.breakthrough)
         // A real second call (another id) within 3 minutes of the first does ring.
-        let again = h.decide(note("phone", id: "call-2", date: "2026-11-23T03:02:00+01:00", communication: call(from: "+15550100")))
+        let again = h.decide(
+            note("phone", id: "call-2", date: "2026-11-23T03:02:00+01:00", communication: call(from: "+15550100")))
         XCTAssertEqual(again.breakthrough, .repeatedCall)
         XCTAssertEqual(h.store.calls(user: "default", since: 0).count, 2, "the update was not remembered as a call")
     }
@@ -217,11 +230,14 @@ final class RevisionTwoTests: XCTestCase {
         let categories = [
             "A": CategorySettings(summaryFormat: PluralFormat(one: "%u more item", other: "%u more items")),
             "B": CategorySettings(summaryFormat: PluralFormat(one: "%u more item", other: "%u more items")),
-            "INVITE": CategorySettings(summaryFormat: PluralFormat(one: "%u more invitation", other: "%u more invitations")),
+            "INVITE": CategorySettings(
+                summaryFormat: PluralFormat(one: "%u more invitation", other: "%u more invitations")),
         ]
         func line(_ earlier: [String?]) -> String? {
             let h = PipelineHarness(Policy(categories: categories))
-            for (i, category) in earlier.enumerated() { h.decide(note("chat", id: "e\(i)", thread: "t", category: category)) }
+            for (i, category) in earlier.enumerated() {
+                h.decide(note("chat", id: "e\(i)", thread: "t", category: category))
+            }
             return h.decide(note("chat", id: "last", thread: "t")).group?.summary
         }
         XCTAssertEqual(line([nil, "UNDECLARED"]), "2 more notifications", "no format: both the default")
@@ -231,8 +247,12 @@ final class RevisionTwoTests: XCTestCase {
     }
 
     func testHiddenPreviewsNameNobodyInTheSummaryLine() {
-        let categories = ["MESSAGE": CategorySettings(summaryFormat: PluralFormat(one: "%u more message from %@",
-                                                                                  other: "%u more messages from %@"))]
+        let categories = [
+            "MESSAGE": CategorySettings(
+                summaryFormat: PluralFormat(
+                    one: "%u more message from %@",
+                    other: "%u more messages from %@"))
+        ]
         let hidden = PipelineHarness(Policy(apps: ["chat": AppSettings(previews: .never)], categories: categories))
         hidden.decide(note("chat", id: "a", thread: "t", category: "MESSAGE", summaryArg: "Alice"))
         hidden.decide(note("chat", id: "b", thread: "t", category: "MESSAGE", summaryArg: "Bob"))
@@ -242,8 +262,9 @@ final class RevisionTwoTests: XCTestCase {
 
         let shown = PipelineHarness(Policy(categories: categories))
         shown.decide(note("chat", id: "a", thread: "t", category: "MESSAGE", summaryArg: "Alice"))
-        XCTAssertEqual(shown.decide(note("chat", id: "b", thread: "t", category: "MESSAGE")).group?.summary,
-                       "1 more message from Alice")
+        XCTAssertEqual(
+            shown.decide(note("chat", id: "b", thread: "t", category: "MESSAGE")).group?.summary,
+            "1 more message from Alice")
 
         // previews = "unlocked": names nobody while locked, names them while unlocked.
         let whenUnlocked = Policy(apps: ["chat": AppSettings(previews: .unlocked)], categories: categories)
@@ -259,15 +280,17 @@ final class RevisionTwoTests: XCTestCase {
 
     func testFocusFiltersNarrowAnAppTheyNeverWiden() {
         let work = FocusSettings(name: "Work", apps: ["mail"], filters: ["mail": ["work"], "chat": ["work"]])
-        let h = PipelineHarness(Policy(apps: ["mail": AppSettings(criticalAlerts: true)], focuses: [work]),
-                                context: context("{\"focus\":\"Work\"}"))
+        let h = PipelineHarness(
+            Policy(apps: ["mail": AppSettings(criticalAlerts: true)], focuses: [work]),
+            context: context("{\"focus\":\"Work\"}"))
         func decide(_ app: String, _ criteria: String?, level: String? = nil) -> Decision {
             h.decide(note(app, level: level, extraAPS: criteria.map { "\"filter-criteria\":\"\($0)\"" } ?? ""))
         }
         XCTAssertEqual(decide("mail", "work").breakthrough, .app, "an allowed app, its matching content")
         XCTAssertEqual(decide("mail", "personal").delivery, .silenced, "an allowed app, filtered out")
         XCTAssertEqual(decide("mail", nil).breakthrough, .app, "no criteria: filters do not apply")
-        XCTAssertEqual(decide("chat", "work").delivery, .silenced, "a filter never lets in an app the focus does not allow")
+        XCTAssertEqual(
+            decide("chat", "work").delivery, .silenced, "a filter never lets in an app the focus does not allow")
         XCTAssertEqual(decide("mail", "personal", level: "critical").breakthrough, .critical)
         XCTAssertEqual(decide("mail", "personal", level: "time-sensitive").delivery, .silenced)
     }
@@ -278,10 +301,14 @@ final class RevisionTwoTests: XCTestCase {
         let focus = FocusSettings(name: "Work", suggested: 1)
         let h = PipelineHarness(Policy(focuses: [focus]), context: context("{\"focus\":\"Work\"}"))
         let now = RFC3339.parse("2026-11-23T10:00:00+01:00")!
-        h.store.addInteractions((1...3).map {
-            Interaction(date: now - Double($0) * 86400, direction: .outgoing, kind: .message, people: [Person(handle: "dana@example.com")])
-        })
-        let d = h.decide(note("chat", date: "2026-11-23T10:00:00+01:00", communication: message(from: "dana@example.com")))
+        h.store.addInteractions(
+            (1...3).map {
+                Interaction(
+                    date: now - Double($0) * 86400, direction: .outgoing, kind: .message,
+                    people: [Person(handle: "dana@example.com")])
+            })
+        let d = h.decide(
+            note("chat", date: "2026-11-23T10:00:00+01:00", communication: message(from: "dana@example.com")))
         XCTAssertEqual(d.breakthrough, .person)
         XCTAssertTrue(d.reasons.contains { $0.contains("suggested for this focus") }, "\(d.reasons)")
     }

@@ -26,17 +26,18 @@ final class ScheduleTests: XCTestCase {
         XCTAssertTrue(work.contains(t("2026-11-23T09:00:00+01:00"), clock: berlin))
         XCTAssertTrue(work.contains(t("2026-11-23T17:29:59+01:00"), clock: berlin))
         XCTAssertFalse(work.contains(t("2026-11-23T17:30:00+01:00"), clock: berlin))
-        XCTAssertFalse(work.contains(t("2026-11-22T10:00:00+01:00"), clock: berlin)) // Sunday
+        XCTAssertFalse(work.contains(t("2026-11-22T10:00:00+01:00"), clock: berlin))  // Sunday
     }
 
     func testWrapPastMidnightUsesStartingDay() {
         // Friday 22:00 to 07:00: the days name the starting day.
         let sleep = Schedule(days: [6], from: 22 * 60, to: 7 * 60)
-        XCTAssertTrue(sleep.contains(t("2026-11-27T23:00:00+01:00"), clock: berlin)) // Fri
-        XCTAssertTrue(sleep.contains(t("2026-11-28T06:59:00+01:00"), clock: berlin)) // Sat morning
+        XCTAssertTrue(sleep.contains(t("2026-11-27T23:00:00+01:00"), clock: berlin))  // Fri
+        XCTAssertTrue(sleep.contains(t("2026-11-28T06:59:00+01:00"), clock: berlin))  // Sat morning
         XCTAssertFalse(sleep.contains(t("2026-11-28T07:00:00+01:00"), clock: berlin))
-        XCTAssertFalse(sleep.contains(t("2026-11-27T06:00:00+01:00"), clock: berlin)) // Fri morning: Thursday's window, not listed
-        XCTAssertFalse(sleep.contains(t("2026-11-28T23:00:00+01:00"), clock: berlin)) // Sat night
+        // Fri morning: Thursday's window, not listed.
+        XCTAssertFalse(sleep.contains(t("2026-11-27T06:00:00+01:00"), clock: berlin))
+        XCTAssertFalse(sleep.contains(t("2026-11-28T23:00:00+01:00"), clock: berlin))  // Sat night
     }
 
     func testDSTGapMovesForwardAndRepeatUsesFirstOccurrence() {
@@ -68,7 +69,8 @@ final class ScheduleTests: XCTestCase {
 
     func testContextTimeZoneOverridesPolicy() {
         let a = FocusSettings(name: "Work", schedules: [Schedule(days: Set(1...7), from: 9 * 60, to: 17 * 60)])
-        let h = PipelineHarness(Policy(timezone: "Europe/Berlin", focuses: [a]), context: context("{\"timezone\":\"America/New_York\"}"))
+        let h = PipelineHarness(
+            Policy(timezone: "Europe/Berlin", focuses: [a]), context: context("{\"timezone\":\"America/New_York\"}"))
         // 10:00 in Berlin is 04:00 in New York.
         XCTAssertNil(h.decide(note(date: "2026-11-23T10:00:00+01:00")).focus)
         XCTAssertEqual(h.decide(note(date: "2026-11-23T10:00:00-05:00")).focus, "Work")

@@ -1,5 +1,5 @@
-import HushJSON
 import HushCore
+import HushJSON
 import HushState
 import XCTest
 
@@ -62,15 +62,19 @@ final class StateReadFailureTests: XCTestCase {
 
     let now = RFC3339.parse("2026-11-23T10:00:00+01:00")!
     // Sleep, turned on by hand: calls ring only when repeated, messages pass from suggested people.
-    let pipeline = Pipeline(policy: Policy(timezone: "UTC", focuses: [
-        FocusSettings(name: "Sleep", suggested: 1, calls: .nobody, repeatedCalls: true),
-    ]))
+    let pipeline = Pipeline(
+        policy: Policy(
+            timezone: "UTC",
+            focuses: [
+                FocusSettings(name: "Sleep", suggested: 1, calls: .nobody, repeatedCalls: true)
+            ]))
 
     func evaluate(_ json: String, in state: StateFailingOneRead) throws -> Pipeline.Outcome {
         var envelope = try Envelope.decode(JSONParser.parse(json), fallbackID: "generated")
         envelope.date = now
-        return try pipeline.evaluate(envelope, now: now, context: EvaluationContext(), state: state, rules: nil,
-                                     clock: pipeline.defaultClock)
+        return try pipeline.evaluate(
+            envelope, now: now, context: EvaluationContext(), state: state, rules: nil,
+            clock: pipeline.defaultClock)
     }
 
     func testEachFailedReadFailsTheEvaluationThatNeedsIt() throws {
@@ -87,8 +91,12 @@ final class StateReadFailureTests: XCTestCase {
         for (read, notification) in cases {
             let state = StateFailingOneRead()
             state.store.setManualFocus(user: "default", ManualFocus(name: "Sleep", since: now - 3600, until: nil))
-            state.store.apply([.deliver(StoredNotification(user: "default", app: "com.example.chat", id: "grouped",
-                                                           date: now - 60, groupID: "com.example.chat"))])
+            state.store.apply([
+                .deliver(
+                    StoredNotification(
+                        user: "default", app: "com.example.chat", id: "grouped",
+                        date: now - 60, groupID: "com.example.chat"))
+            ])
             // With every read working, the notification is decided: the failure below is the read's alone.
             XCTAssertNoThrow(try evaluate(notification, in: state), read)
             state.failing = read

@@ -1,10 +1,11 @@
-import HushState
 import HushCore
+import HushState
 import XCTest
 
 final class SummaryTests: XCTestCase {
     func harness(_ extra: (inout Policy) -> Void = { _ in }) -> PipelineHarness {
-        var p = Policy(apps: ["com.example.news": AppSettings(summary: true, name: "News")], summaryTimes: [8 * 60, 18 * 60])
+        var p = Policy(
+            apps: ["com.example.news": AppSettings(summary: true, name: "News")], summaryTimes: [8 * 60, 18 * 60])
         extra(&p)
         return PipelineHarness(p)
     }
@@ -54,7 +55,7 @@ final class SummaryTests: XCTestCase {
         h.context = context("{\"focus\":\"Work\"}")
         XCTAssertEqual(h.decide(note("com.example.news")).delivery, .summary)
         let dm = h.decide(note("com.example.news", communication: message(from: "alice@example.com")))
-        XCTAssertEqual(dm.breakthrough, .person) // the focus step names another breakthrough
+        XCTAssertEqual(dm.breakthrough, .person)  // the focus step names another breakthrough
         let stranger = h.decide(note("com.example.news", communication: message(from: "mallory@example.com")))
         XCTAssertEqual(stranger.delivery, .silenced)
         XCTAssertNil(stranger.breakthrough)
@@ -64,18 +65,24 @@ final class SummaryTests: XCTestCase {
         let h = harness()
         h.decide(note("com.example.news", id: "low", date: "2026-11-23T09:00:00+01:00", relevance: 0.2))
         h.decide(note("com.example.news", id: "none-old", date: "2026-11-23T09:01:00+01:00"))
-        h.decide(note("com.example.news", id: "media", date: "2026-11-23T09:02:00+01:00", attachments: "[{\"type\":\"image\"}]"))
+        h.decide(
+            note(
+                "com.example.news", id: "media", date: "2026-11-23T09:02:00+01:00",
+                attachments: "[{\"type\":\"image\"}]"))
         h.decide(note("com.example.news", id: "none-new", date: "2026-11-23T09:03:00+01:00"))
         h.decide(note("com.example.news", id: "high", date: "2026-11-23T09:04:00+01:00", relevance: 0.9))
         // Expires at 12:00 local, before the 18:00 summary.
-        h.decide(note("com.example.news", id: "stale", date: "2026-11-23T09:05:00+01:00",
-                      headers: "{\"apns-expiration\":\(Int(RFC3339.parse("2026-11-23T12:00:00+01:00")!))}"))
+        h.decide(
+            note(
+                "com.example.news", id: "stale", date: "2026-11-23T09:05:00+01:00",
+                headers: "{\"apns-expiration\":\(Int(RFC3339.parse("2026-11-23T12:00:00+01:00")!))}"))
         let batches = h.store.takeDueSummaries(user: "default", upTo: RFC3339.parse("2026-11-23T18:00:00+01:00")!)
         XCTAssertEqual(batches.count, 1)
         XCTAssertEqual(batches[0].notifications.map(\.id), ["high", "low", "media", "none-new", "none-old"])
         XCTAssertEqual(batches[0].dropped.map(\.id), ["stale"])
         h.store.apply(h.pipeline.deliveryChanges(forSummary: batches[0].notifications))
-        let after = h.decide(note("com.example.news", id: "later", date: "2026-11-23T18:05:00+01:00", level: "time-sensitive"))
+        let after = h.decide(
+            note("com.example.news", id: "later", date: "2026-11-23T18:05:00+01:00", level: "time-sensitive"))
         XCTAssertEqual(after.group?.count, 6)
         XCTAssertEqual(after.group?.summary, "5 more notifications")
     }
@@ -93,9 +100,11 @@ final class SummaryTests: XCTestCase {
     func testRuleSummaryOverrides() {
         var p = Policy(apps: ["com.example.news": AppSettings(summary: true)], summaryTimes: [18 * 60])
         p.rules = [Policy.RuleInfo(name: "test rule", file: "t.lua", line: 1)]
-        let h = PipelineHarness(p, rules: ClosureRules { s, _ in
-            s.envelope.app == "com.example.news" ? RuleChanges(summary: false) : RuleChanges(summary: true)
-        })
+        let h = PipelineHarness(
+            p,
+            rules: ClosureRules { s, _ in
+                s.envelope.app == "com.example.news" ? RuleChanges(summary: false) : RuleChanges(summary: true)
+            })
         XCTAssertEqual(h.decide(note("com.example.news")).delivery, .alert)
         XCTAssertEqual(h.decide(note("com.example.shop")).delivery, .summary)
     }

@@ -1,5 +1,5 @@
-import HushJSON
 import HushCore
+import HushJSON
 import HushPolicy
 import Lua
 import XCTest
@@ -21,12 +21,14 @@ final class LazyPayloadHostileTests: XCTestCase {
 
     private func context() -> RuleContext {
         let now = 1_795_000_000.0
-        return RuleContext(now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
-                           ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
+        return RuleContext(
+            now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
+            ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
     }
 
     private func run(_ policy: PolicyInterpreter, _ line: String? = nil) throws -> [RuleReport] {
-        var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(Array((line ?? payload).utf8)), fallbackID: "x"))
+        var subject = RuleSubject(
+            envelope: try Envelope.decode(JSONParser.parse(Array((line ?? payload).utf8)), fallbackID: "x"))
         return try policy.runRules(subject: &subject, context: context())
     }
 
@@ -35,7 +37,9 @@ final class LazyPayloadHostileTests: XCTestCase {
     }
 
     /// Each rule's reason, "lazy|plain", split: the two halves must match.
-    private func assertSameAsPlain(_ rules: String, line input: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertSameAsPlain(
+        _ rules: String, line input: String? = nil, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let reports = try run(try policy(rules), input)
         XCTAssertFalse(reports.isEmpty, file: file, line: line)
         for report in reports {
@@ -50,8 +54,10 @@ final class LazyPayloadHostileTests: XCTestCase {
     /// (U+212A KELVIN SIGN is "K"; "e" + U+0301 is "é"), and bytes that are not UTF-8 are no
     /// key of the payload (they do not stand for U+FFFD). Nor may such a read hide the real key.
     func testKeysAreMatchedByteForByte() throws {
-        let line = #"{"app":"a","id":"k","headers":{"K":"header"},"payload":{"K":"kelvin","\u00e9":"precomposed","\ufffd":"replacement"}}"#
-        try assertSameAsPlain(#"""
+        let line =
+            #"{"app":"a","id":"k","headers":{"K":"header"},"payload":{"K":"kelvin","\u00e9":"precomposed","\ufffd":"replacement"}}"#
+        try assertSameAsPlain(
+            #"""
             local function probe(t)
               local r = {}
               for _, k in ipairs({ "\u{212A}", "e\u{301}", "\xff", "\xF0\x90\x80", "\xEF\xBF", "K", "\u{E9}", "\u{FFFD}" }) do
@@ -75,7 +81,8 @@ final class LazyPayloadHostileTests: XCTestCase {
     /// Appending to an array with JSON nulls: Lua's border (`#`) depends on the table's layout,
     /// which must be the eager copy's (array part of its length, no hash part).
     func testLengthAfterAppendingToAnArrayWithHoles() throws {
-        try assertSameAsPlain("""
+        try assertSameAsPlain(
+            """
             local function probe(t)
               table.insert(t, 6)
               local a = #t
@@ -104,7 +111,8 @@ final class LazyPayloadHostileTests: XCTestCase {
     /// A lazy table given to setmetatable as the metatable is read as the table it stands for:
     /// its __index, __gc and __metatable are there before any read.
     func testALazyTableAsAMetatable() throws {
-        try assertSameAsPlain("""
+        try assertSameAsPlain(
+            """
             local function probe(q)
               local a = setmetatable({}, q.meta).x
               local ok, err = pcall(setmetatable, {}, q.gc)
@@ -120,7 +128,8 @@ final class LazyPayloadHostileTests: XCTestCase {
     }
 
     func testEverydayLibraryFunctionsSeeTheSameTable() throws {
-        try assertSameAsPlain("""
+        try assertSameAsPlain(
+            """
             local function probe(p, q)
               local r = {}
               r[#r + 1] = type(p) .. type(p.aps) .. tostring(rawequal(p, p)) .. tostring(p.aps == p.aps)
@@ -157,51 +166,59 @@ final class LazyPayloadHostileTests: XCTestCase {
 
     /// Errors in a rule using a lazy table point at the rule's line, as with the plain table.
     func testErrorsKeepTheRulesPlace() throws {
-        let reports = try run(try policy("""
-            rule("index", function(n, ctx)
-              return n.payload.aps.alert.title.x.y
-            end)
-            rule("length", function(n, ctx)
-              return #n.payload.aps.badge
-            end)
-            rule("arithmetic", function(n, ctx)
-              return n.payload.list + 1
-            end)
-            rule("call", function(n, ctx)
-              return n.payload.aps()
-            end)
-            rule("next", function(n, ctx)
-              local k = next(n.payload, "nope")
-            end)
-            rule("concat", function(n, ctx)
-              local s = table.concat(n.payload.holes)
-            end)
-            """))
+        let reports = try run(
+            try policy(
+                """
+                rule("index", function(n, ctx)
+                  return n.payload.aps.alert.title.x.y
+                end)
+                rule("length", function(n, ctx)
+                  return #n.payload.aps.badge
+                end)
+                rule("arithmetic", function(n, ctx)
+                  return n.payload.list + 1
+                end)
+                rule("call", function(n, ctx)
+                  return n.payload.aps()
+                end)
+                rule("next", function(n, ctx)
+                  local k = next(n.payload, "nope")
+                end)
+                rule("concat", function(n, ctx)
+                  local s = table.concat(n.payload.holes)
+                end)
+                """))
         let errors = reports.map { $0.error ?? "" }
         XCTAssertEqual(errors.count, 6)
         XCTAssertTrue(errors[0].hasPrefix("lazy.lua:2: attempt to index a nil value (field 'x')"), errors[0])
-        XCTAssertTrue(errors[1].hasPrefix("lazy.lua:5: attempt to get length of a number value (field 'badge')"), errors[1])
-        XCTAssertTrue(errors[2].hasPrefix("lazy.lua:8: attempt to perform arithmetic on a table value (field 'list')"), errors[2])
-        XCTAssertTrue(errors[3].hasPrefix("lazy.lua:11: attempt to call a table value (method 'aps')")
-                      || errors[3].hasPrefix("lazy.lua:11: attempt to call a table value (field 'aps')"), errors[3])
+        XCTAssertTrue(
+            errors[1].hasPrefix("lazy.lua:5: attempt to get length of a number value (field 'badge')"), errors[1])
+        XCTAssertTrue(
+            errors[2].hasPrefix("lazy.lua:8: attempt to perform arithmetic on a table value (field 'list')"), errors[2])
+        XCTAssertTrue(
+            errors[3].hasPrefix("lazy.lua:11: attempt to call a table value (method 'aps')")
+                || errors[3].hasPrefix("lazy.lua:11: attempt to call a table value (field 'aps')"), errors[3])
         // (Lua's next raises without a place: the rule's declaration line is given, as for a plain table.)
         XCTAssertTrue(errors[4].hasPrefix("lazy.lua:13: invalid key to 'next'"), errors[4])
-        XCTAssertTrue(errors[5].hasPrefix("lazy.lua:17: invalid value (at index 2) in table for 'concat'")
-                      || errors[5].hasPrefix("lazy.lua:17: invalid value (nil) at index 2 in table for 'concat'"), errors[5])
+        XCTAssertTrue(
+            errors[5].hasPrefix("lazy.lua:17: invalid value (at index 2) in table for 'concat'")
+                || errors[5].hasPrefix("lazy.lua:17: invalid value (nil) at index 2 in table for 'concat'"), errors[5])
     }
 
     /// Passing lazy tables to the hush helpers reads them whole; the rule then still sees them.
     func testHelpersReadLazyTablesWhole() throws {
-        let reports = try run(try policy("""
-            rule("helpers", function(n, ctx)
-              local p = n.payload
-              local favorite = hush.is_favorite(p.person)
-              local recent = hush.recent(p.opts)
-              local keys = 0
-              for _ in pairs(p.person) do keys = keys + 1 end
-              return { reason = tostring(favorite) .. recent .. keys .. p.person.handle .. p.person.aliases[1] .. #p.person.aliases }
-            end)
-            """))
+        let reports = try run(
+            try policy(
+                """
+                rule("helpers", function(n, ctx)
+                  local p = n.payload
+                  local favorite = hush.is_favorite(p.person)
+                  local recent = hush.recent(p.opts)
+                  local keys = 0
+                  for _ in pairs(p.person) do keys = keys + 1 end
+                  return { reason = tostring(favorite) .. recent .. keys .. p.person.handle .. p.person.aliases[1] .. #p.person.aliases }
+                end)
+                """))
         XCTAssertNil(reports.first?.error)
         XCTAssertEqual(reports.first?.changes?.reason, "false02+15550001x@example.com1")
     }
@@ -211,7 +228,8 @@ final class LazyPayloadHostileTests: XCTestCase {
     /// unsettled. (Under AddressSanitizer this is the use-after-free check.)
     func testKeptLazyTablesOutliveTheirNotificationsAndTheState() throws {
         for _ in 0..<3 {
-            let policy = try policy("""
+            let policy = try policy(
+                """
                 local kept, alerts, unread = {}, {}, {}
                 local weakKeys = setmetatable({}, { __mode = "k" })
                 local weakValues = setmetatable({}, { __mode = "v" })
@@ -252,14 +270,17 @@ final class LazyPayloadHostileTests: XCTestCase {
 
     /// A loop over lazy reads is still stopped by the instruction budget, at the rule's line.
     func testTheBudgetStillStopsLoopsOverLazyTables() throws {
-        let policy = try policy("""
+        let policy = try policy(
+            """
             rule("loop", function(n, ctx)
               while true do local _ = next(n.payload), #n.payload.list, n.payload.aps.alert.title, pairs(n.payload.aps) end
             end)
             rule("after", function(n, ctx) return { reason = n.payload.aps.alert.title } end)
             """, limits: LuaLimits(graceMilliseconds: 0, instructionLimit: 100_000))
         let reports = try run(policy)
-        XCTAssertTrue(reports.first?.error?.hasPrefix("lazy.lua:2: instruction budget exceeded") == true, reports.first?.error ?? "no error")
+        XCTAssertTrue(
+            reports.first?.error?.hasPrefix("lazy.lua:2: instruction budget exceeded") == true,
+            reports.first?.error ?? "no error")
         let again = try run(policy)
         XCTAssertTrue(again.first?.error?.hasPrefix("lazy.lua:2:") == true)
     }
@@ -271,16 +292,18 @@ final class LazyPayloadHostileTests: XCTestCase {
         let nested = String(repeating: #"{"d":"#, count: depth) + "1" + String(repeating: "}", count: depth)
         let array = String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
         let line = #"{"app":"a","id":"deep","payload":{"o":\#(nested),"a":\#(array)}}"#
-        let reports = try run(try policy("""
-            rule("deep", function(n, ctx)
-              local levels, t = 0, n.payload.o
-              while type(t) == "table" do levels = levels + 1 local _ = next(t) t = t.d end
-              local alevels, a = 0, n.payload.a
-              while type(a) == "table" do alevels = alevels + 1 a = a[#a] end
-              local ok = pcall(hush.recent, { minutes = n.payload.o })
-              return { reason = levels .. " " .. alevels .. " " .. tostring(ok) }
-            end)
-            """), line)
+        let reports = try run(
+            try policy(
+                """
+                rule("deep", function(n, ctx)
+                  local levels, t = 0, n.payload.o
+                  while type(t) == "table" do levels = levels + 1 local _ = next(t) t = t.d end
+                  local alevels, a = 0, n.payload.a
+                  while type(a) == "table" do alevels = alevels + 1 a = a[#a] end
+                  local ok = pcall(hush.recent, { minutes = n.payload.o })
+                  return { reason = levels .. " " .. alevels .. " " .. tostring(ok) }
+                end)
+                """), line)
         XCTAssertNil(reports.first?.error)
         XCTAssertEqual(reports.first?.changes?.reason, "63 63 true")
     }

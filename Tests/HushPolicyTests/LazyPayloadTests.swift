@@ -1,5 +1,5 @@
-import HushJSON
 import HushCore
+import HushJSON
 import HushPolicy
 import Lua
 import XCTest
@@ -16,12 +16,14 @@ final class LazyPayloadTests: XCTestCase {
 
     private func context() -> RuleContext {
         let now = 1_795_000_000.0
-        return RuleContext(now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
-                           ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
+        return RuleContext(
+            now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: true,
+            ringer: .ring, audio: .none, user: "default", state: EmptyState(), directory: Directory(contacts: []))
     }
 
     private func run(_ policy: PolicyInterpreter, _ line: String? = nil) throws -> (RuleSubject, [RuleReport]) {
-        var subject = RuleSubject(envelope: try Envelope.decode(JSONParser.parse(Array((line ?? payload).utf8)), fallbackID: "x"))
+        var subject = RuleSubject(
+            envelope: try Envelope.decode(JSONParser.parse(Array((line ?? payload).utf8)), fallbackID: "x"))
         let reports = try policy.runRules(subject: &subject, context: context())
         return (subject, reports)
     }
@@ -34,68 +36,77 @@ final class LazyPayloadTests: XCTestCase {
     }
 
     func testNestedReadsAreCachedAndShared() throws {
-        XCTAssertEqual(try reasons("""
-            rule("read", function(n, ctx)
-              local p = n.payload
-              local same = p == n.payload and p.aps == n.payload.aps and p.aps.alert == p.aps.alert
-              return { reason = p.aps.alert.title .. p.aps.alert.body .. p.aps.badge .. tostring(same)
-                .. tostring(p.missing) .. tostring(p.z) .. p.deep.a.b.c .. tostring(p[1]) .. tostring(p.list.x)
-                .. p.list[2] .. p.list[3.0] .. tostring(p.list["1"]) .. tostring(p.list[4]) .. type(p.aps) .. n.headers["apns-priority"] }
-            end)
-            rule("again", function(n, ctx) return { reason = tostring(n.payload.aps.alert.title) } end)
-            """), ["TB2truenilnilbottomnilnil2030nilniltable5", "T"])
+        XCTAssertEqual(
+            try reasons(
+                """
+                rule("read", function(n, ctx)
+                  local p = n.payload
+                  local same = p == n.payload and p.aps == n.payload.aps and p.aps.alert == p.aps.alert
+                  return { reason = p.aps.alert.title .. p.aps.alert.body .. p.aps.badge .. tostring(same)
+                    .. tostring(p.missing) .. tostring(p.z) .. p.deep.a.b.c .. tostring(p[1]) .. tostring(p.list.x)
+                    .. p.list[2] .. p.list[3.0] .. tostring(p.list["1"]) .. tostring(p.list[4]) .. type(p.aps) .. n.headers["apns-priority"] }
+                end)
+                rule("again", function(n, ctx) return { reason = tostring(n.payload.aps.alert.title) } end)
+                """), ["TB2truenilnilbottomnilnil2030nilniltable5", "T"])
     }
 
     func testIterationLengthAndRawAccessSeeTheWholeTable() throws {
-        XCTAssertEqual(try reasons("""
-            local function keys(t)
-              local k = {}
-              for key in pairs(t) do k[#k + 1] = tostring(key) end
-              table.sort(k)
-              return table.concat(k, ",")
-            end
-            rule("pairs", function(n, ctx)
-              local p = n.payload
-              local alert = p.aps.alert -- read before iterating: the same table comes back
-              local seen
-              for k, v in pairs(p.aps) do if k == "alert" then seen = (v == alert) end end
-              return { reason = keys(p) .. "|" .. keys(p.aps) .. "|" .. tostring(seen) }
-            end)
-            rule("length", function(n, ctx)
-              local p = n.payload
-              local sum = 0
-              for _, v in ipairs(p.list) do sum = sum + v end
-              return { reason = #p.list .. " " .. sum .. " " .. #p.holes .. " " .. #p.empty .. " " .. #p.none .. " " .. #p.aps
-                .. " " .. table.concat(n.payload.list, "+") .. " " .. select("#", table.unpack(p.holes)) }
-            end)
-            rule("raw", function(n, ctx)
-              local p = n.payload
-              return { reason = tostring(next(p.deep)) .. " " .. tostring(rawget(p.aps, "badge")) .. " " .. rawlen(p.list)
-                .. " " .. tostring(getmetatable(p.deep.a)) .. " " .. tostring(rawget(p.deep.a, "b") ~= nil)
-                .. " " .. tostring(next(n.payload.empty)) }
-            end)
-            """), ["aps,change,deep,empty,holes,list,none|alert,badge|true", "3 60 5 0 0 0 10+20+30 5", "a 2 3 nil true nil"])
+        XCTAssertEqual(
+            try reasons(
+                """
+                local function keys(t)
+                  local k = {}
+                  for key in pairs(t) do k[#k + 1] = tostring(key) end
+                  table.sort(k)
+                  return table.concat(k, ",")
+                end
+                rule("pairs", function(n, ctx)
+                  local p = n.payload
+                  local alert = p.aps.alert -- read before iterating: the same table comes back
+                  local seen
+                  for k, v in pairs(p.aps) do if k == "alert" then seen = (v == alert) end end
+                  return { reason = keys(p) .. "|" .. keys(p.aps) .. "|" .. tostring(seen) }
+                end)
+                rule("length", function(n, ctx)
+                  local p = n.payload
+                  local sum = 0
+                  for _, v in ipairs(p.list) do sum = sum + v end
+                  return { reason = #p.list .. " " .. sum .. " " .. #p.holes .. " " .. #p.empty .. " " .. #p.none .. " " .. #p.aps
+                    .. " " .. table.concat(n.payload.list, "+") .. " " .. select("#", table.unpack(p.holes)) }
+                end)
+                rule("raw", function(n, ctx)
+                  local p = n.payload
+                  return { reason = tostring(next(p.deep)) .. " " .. tostring(rawget(p.aps, "badge")) .. " " .. rawlen(p.list)
+                    .. " " .. tostring(getmetatable(p.deep.a)) .. " " .. tostring(rawget(p.deep.a, "b") ~= nil)
+                    .. " " .. tostring(next(n.payload.empty)) }
+                end)
+                """),
+            ["aps,change,deep,empty,holes,list,none|alert,badge|true", "3 60 5 0 0 0 10+20+30 5", "a 2 3 nil true nil"])
     }
 
     func testWritesChangeOnlyTheCopy() throws {
-        let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
-            rule("write", function(n, ctx)
-              local p = n.payload
-              local before = p.aps.badge
-              p.extra = "x"
-              p.aps.badge = 7
-              local alert = p.aps.alert
-              p.aps.alert = nil
-              p.list[2] = nil
-              rawset(p.deep, "new", 1)
-              setmetatable(p.deep.a, { __index = function(t, k) return "meta " .. k end })
-              return { reason = before .. p.extra .. p.aps.badge .. tostring(p.aps.alert) .. tostring(p.list[2])
-                .. p.deep.new .. p.deep.a.other .. p.deep.a.b.c }
-            end)
-            rule("sees the same copy", function(n, ctx)
-              return { reason = n.payload.extra .. n.payload.aps.badge .. tostring(n.payload.aps.alert) }
-            end)
-            """)])
+        let policy = try PolicyInterpreter(sources: [
+            PolicySource(
+                name: "lazy.lua",
+                text: """
+                    rule("write", function(n, ctx)
+                      local p = n.payload
+                      local before = p.aps.badge
+                      p.extra = "x"
+                      p.aps.badge = 7
+                      local alert = p.aps.alert
+                      p.aps.alert = nil
+                      p.list[2] = nil
+                      rawset(p.deep, "new", 1)
+                      setmetatable(p.deep.a, { __index = function(t, k) return "meta " .. k end })
+                      return { reason = before .. p.extra .. p.aps.badge .. tostring(p.aps.alert) .. tostring(p.list[2])
+                        .. p.deep.new .. p.deep.a.other .. p.deep.a.b.c }
+                    end)
+                    rule("sees the same copy", function(n, ctx)
+                      return { reason = n.payload.extra .. n.payload.aps.badge .. tostring(n.payload.aps.alert) }
+                    end)
+                    """)
+        ])
         let (subject, reports) = try run(policy)
         XCTAssertEqual(reports.map(\.error), [nil, nil])
         XCTAssertEqual(reports.map { $0.changes?.reason }, ["2x7nilnil1meta otherbottom", "x7nil"])
@@ -106,16 +117,20 @@ final class LazyPayloadTests: XCTestCase {
     }
 
     func testAKeptTableOutlivesItsNotification() throws {
-        let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
-            local kept
-            rule("keep", function(n, ctx)
-              local first = kept == nil
-              kept = kept or n.payload
-              local garbage = {}
-              for i = 1, 20000 do garbage[i] = { i } end -- collections happen in between
-              return { reason = tostring(first) .. " " .. kept.aps.alert.title .. " " .. kept.deep.a.b.c }
-            end)
-            """)])
+        let policy = try PolicyInterpreter(sources: [
+            PolicySource(
+                name: "lazy.lua",
+                text: """
+                    local kept
+                    rule("keep", function(n, ctx)
+                      local first = kept == nil
+                      kept = kept or n.payload
+                      local garbage = {}
+                      for i = 1, 20000 do garbage[i] = { i } end -- collections happen in between
+                      return { reason = tostring(first) .. " " .. kept.aps.alert.title .. " " .. kept.deep.a.b.c }
+                    end)
+                    """)
+        ])
         let (_, first) = try run(policy)
         XCTAssertEqual(first.first?.changes?.reason, "true T bottom")
         for i in 0..<5 {
@@ -126,10 +141,14 @@ final class LazyPayloadTests: XCTestCase {
     }
 
     func testATableReturnedOrPassedIsReadWhole() throws {
-        let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
-            rule("return it", function(n, ctx) return n.payload.change end)
-            rule("return the payload", function(n, ctx) return n.payload end)
-            """)])
+        let policy = try PolicyInterpreter(sources: [
+            PolicySource(
+                name: "lazy.lua",
+                text: """
+                    rule("return it", function(n, ctx) return n.payload.change end)
+                    rule("return the payload", function(n, ctx) return n.payload end)
+                    """)
+        ])
         let (subject, reports) = try run(policy)
         XCTAssertNil(reports[0].error)
         XCTAssertEqual(reports[0].changes?.reason, "from the payload")
@@ -138,25 +157,33 @@ final class LazyPayloadTests: XCTestCase {
     }
 
     func testABadKeyFailsAtTheRulesLine() throws {
-        let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
-            rule("nil key", function(n, ctx)
-              local p = n.payload
-              p[nil] = 1
-            end)
-            rule("NaN key", function(n, ctx)
-              local p = n.payload.aps
+        let policy = try PolicyInterpreter(sources: [
+            PolicySource(
+                name: "lazy.lua",
+                text: """
+                    rule("nil key", function(n, ctx)
+                      local p = n.payload
+                      p[nil] = 1
+                    end)
+                    rule("NaN key", function(n, ctx)
+                      local p = n.payload.aps
 
-              p[0/0] = 1
-            end)
-            """)])
+                      p[0/0] = 1
+                    end)
+                    """)
+        ])
         let (_, reports) = try run(policy)
         XCTAssertEqual(reports.map(\.error), ["lazy.lua:3: table index is nil", "lazy.lua:8: table index is NaN"])
     }
 
     func testWritesToTheViewsStillFail() throws {
-        let policy = try PolicyInterpreter(sources: [PolicySource(name: "lazy.lua", text: """
-            rule("write", function(n, ctx) n.payload = {} end)
-            """)])
+        let policy = try PolicyInterpreter(sources: [
+            PolicySource(
+                name: "lazy.lua",
+                text: """
+                    rule("write", function(n, ctx) n.payload = {} end)
+                    """)
+        ])
         let (_, reports) = try run(policy)
         XCTAssertTrue(reports[0].error?.contains("read-only") == true, reports[0].error ?? "")
     }
@@ -168,15 +195,20 @@ final class LazyPayloadTests: XCTestCase {
         let items = (0..<18).map { #""\#(text)\#($0)""# }.joined(separator: ",")
         let line = #"{"app":"a","id":"big","payload":{"aps":{},"items":[\#(items)]}}"#
         func errors(keeping: Bool) throws -> Int {
-            let policy = try PolicyInterpreter(sources: [PolicySource(name: "keep.lua", text: """
-                local kept = {}
-                rule("keep", function(n, ctx)
-                  local p = n.payload
-                  if \(keeping) then kept[#kept + 1] = p end
-                  local garbage = {}
-                  for i = 1, 200 do garbage[i] = { i } end -- collections happen
-                end)
-                """)], limits: LuaLimits(memoryBytes: 4 << 20))
+            let policy = try PolicyInterpreter(
+                sources: [
+                    PolicySource(
+                        name: "keep.lua",
+                        text: """
+                            local kept = {}
+                            rule("keep", function(n, ctx)
+                              local p = n.payload
+                              if \(keeping) then kept[#kept + 1] = p end
+                              local garbage = {}
+                              for i = 1, 200 do garbage[i] = { i } end -- collections happen
+                            end)
+                            """)
+                ], limits: LuaLimits(memoryBytes: 4 << 20))
             var errors = 0
             for _ in 0..<3000 {
                 let (_, reports) = try run(policy, line)

@@ -1,5 +1,6 @@
-@testable import HushPolicy
 import XCTest
+
+@testable import HushPolicy
 
 /// The LuaCATS file lua-language-server reads must describe every host function and setting.
 final class MetaFileTests: XCTestCase {
@@ -27,12 +28,16 @@ final class MetaFileTests: XCTestCase {
 
     func testEverySettingAndViewFieldIsDescribed() throws {
         let text = try meta
-        let keys = PolicyBuilder.appKeys + PolicyBuilder.categoryKeys + PolicyBuilder.focusKeys + PolicyBuilder.peopleKeys
-            + PolicyBuilder.scheduleKeys + PolicyBuilder.contactKeys + PolicyBuilder.announceKeys + PolicyBuilder.summaryKeys
-            + PolicyInterpreter.changeKeys + NotificationField.allCases.map(\.rawValue) + ContextField.allCases.map(\.rawValue)
+        let keys =
+            PolicyBuilder.appKeys + PolicyBuilder.categoryKeys + PolicyBuilder.focusKeys + PolicyBuilder.peopleKeys
+            + PolicyBuilder.scheduleKeys + PolicyBuilder.contactKeys + PolicyBuilder.announceKeys
+            + PolicyBuilder.summaryKeys
+            + PolicyInterpreter.changeKeys + NotificationField.allCases.map(\.rawValue)
+            + ContextField.allCases.map(\.rawValue)
         for key in Set(keys) {
-            XCTAssertTrue(text.contains("---@field \(key) ") || text.contains("---@field \(key)? "),
-                          "'\(key)' has no ---@field in meta/hush.lua")
+            XCTAssertTrue(
+                text.contains("---@field \(key) ") || text.contains("---@field \(key)? "),
+                "'\(key)' has no ---@field in meta/hush.lua")
         }
     }
 }

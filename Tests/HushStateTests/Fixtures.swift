@@ -6,12 +6,15 @@ import XCTest
 /// A base instant for tests: 2023-11-14T22:13:20Z.
 let t0 = 1_700_000_000.0
 
-func note(_ id: String, user: String = "u", app: String = "com.example.chat", date: Double = t0, title: String? = nil,
-          group: String? = nil, thread: String? = nil, relevance: Double? = nil, media: Bool = false,
-          expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil) -> StoredNotification {
-    StoredNotification(user: user, app: app, id: id, date: date, title: title ?? "title \(id)", threadID: thread,
-                       groupID: group, relevance: relevance, hasMedia: media, expiration: expiration,
-                       summaryAt: summaryAt, sender: sender)
+func note(
+    _ id: String, user: String = "u", app: String = "com.example.chat", date: Double = t0, title: String? = nil,
+    group: String? = nil, thread: String? = nil, relevance: Double? = nil, media: Bool = false,
+    expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil
+) -> StoredNotification {
+    StoredNotification(
+        user: user, app: app, id: id, date: date, title: title ?? "title \(id)", threadID: thread,
+        groupID: group, relevance: relevance, hasMedia: media, expiration: expiration,
+        summaryAt: summaryAt, sender: sender)
 }
 
 /// A fresh directory under the temporary directory, removed by `remove()`.

@@ -24,13 +24,16 @@ final class SQLiteStateStoreConcurrencyTests: XCTestCase {
                         .deliver(note("w\(worker)-\(i)", date: date, group: "g\(worker)")),
                         .deliver(note("shared-\(i % 10)", date: date, group: "shared")),
                         .enqueue(note("q\(worker)-\(i)", date: date, summaryAt: date + 60)),
-                        .recordCall(CallRecord(user: "u", date: date, app: "phone", caller: Person(handle: "w\(worker)"))),
+                        .recordCall(
+                            CallRecord(user: "u", date: date, app: "phone", caller: Person(handle: "w\(worker)"))),
                     ])
                     if i % 30 == 0 {
-                        try store.addInteractions((0..<20).map {
-                            Interaction(user: "u", date: date + Double($0), direction: .outgoing, kind: .message,
-                                        people: [Person(handle: "w\(worker)-\(i)-\($0)")])
-                        })
+                        try store.addInteractions(
+                            (0..<20).map {
+                                Interaction(
+                                    user: "u", date: date + Double($0), direction: .outgoing, kind: .message,
+                                    people: [Person(handle: "w\(worker)-\(i)-\($0)")])
+                            })
                     }
                     if i % 7 == 0 {
                         _ = try store.groupMembers(user: "u", groupID: "shared")
@@ -46,11 +49,15 @@ final class SQLiteStateStoreConcurrencyTests: XCTestCase {
 
         let store = try SQLiteStateStore(path: path)
         for worker in 0..<2 {
-            XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g\(worker)").map(\.id), (0..<applies).map { "w\(worker)-\($0)" })
-            XCTAssertEqual(try store.calls(user: "u", since: 0).filter { $0.caller.handle == "w\(worker)" }.count, applies)
+            XCTAssertEqual(
+                try store.groupMembers(user: "u", groupID: "g\(worker)").map(\.id),
+                (0..<applies).map { "w\(worker)-\($0)" })
+            XCTAssertEqual(
+                try store.calls(user: "u", since: 0).filter { $0.caller.handle == "w\(worker)" }.count, applies)
             XCTAssertNotNil(try store.manualFocus(user: "w\(worker)"))
         }
-        XCTAssertEqual(Set(try store.groupMembers(user: "u", groupID: "shared").map(\.id)), Set((0..<10).map { "shared-\($0)" }))
+        XCTAssertEqual(
+            Set(try store.groupMembers(user: "u", groupID: "shared").map(\.id)), Set((0..<10).map { "shared-\($0)" }))
         XCTAssertEqual(try store.queuedNotifications(user: "u").count, 2 * applies)
         XCTAssertEqual(try store.interactions(user: "u", since: 0).count, 2 * 10 * 20)
         XCTAssertEqual(try store.recent(user: "u", since: 0).count, 2 * applies * 3)
@@ -59,8 +66,9 @@ final class SQLiteStateStoreConcurrencyTests: XCTestCase {
     func testConcurrentTakersTakeEachSummaryOnce() throws {
         let path = directory.path("state.sqlite")
         let count = 400
-        try SQLiteStateStore(path: path).apply((0..<count).map { .enqueue(note("q\($0)", date: t0, summaryAt: t0 + Double($0))) })
-        let taken = ErrorBox() // collects ids as strings
+        try SQLiteStateStore(path: path).apply(
+            (0..<count).map { .enqueue(note("q\($0)", date: t0, summaryAt: t0 + Double($0))) })
+        let taken = ErrorBox()  // collects ids as strings
         let errors = ErrorBox()
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             do {

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import HushCore
-@testable import HushState
 import XCTest
+
+@testable import HushState
 
 /// The SQLite store's group digests must always equal a digest made from the group's members, as
 /// they are in the file, whoever wrote them.
@@ -12,20 +13,26 @@ final class SQLiteStateStoreDigestTests: XCTestCase {
     override func setUpWithError() throws { directory = try TemporaryDirectory() }
     override func tearDown() { directory.remove() }
 
-    func message(_ id: String, group: String, date: Double, category: String = "MESSAGE", argument: String? = nil,
-                 count: Int = 1, user: String = "u") -> StoredNotification {
-        StoredNotification(user: user, app: "com.example.chat", id: id, date: date, title: "t", category: category,
-                           groupID: group, summaryArgument: argument, summaryArgumentCount: count)
+    func message(
+        _ id: String, group: String, date: Double, category: String = "MESSAGE", argument: String? = nil,
+        count: Int = 1, user: String = "u"
+    ) -> StoredNotification {
+        StoredNotification(
+            user: user, app: "com.example.chat", id: id, date: date, title: "t", category: category,
+            groupID: group, summaryArgument: argument, summaryArgumentCount: count)
     }
 
-    func assertDigestsMatchMembers(_ store: SQLiteStateStore, groups: [String], user: String = "u",
-                                   file: StaticString = #filePath, line: UInt = #line) {
+    func assertDigestsMatchMembers(
+        _ store: SQLiteStateStore, groups: [String], user: String = "u",
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         for group in groups {
             guard let members = try? store.groupMembers(user: user, groupID: group) else {
                 return XCTFail("group \(group): the members could not be read", file: file, line: line)
             }
             let expected = GroupDigest(members: members)
-            XCTAssertEqual(try store.groupDigest(user: user, groupID: group), expected, "group \(group)", file: file, line: line)
+            XCTAssertEqual(
+                try store.groupDigest(user: user, groupID: group), expected, "group \(group)", file: file, line: line)
         }
     }
 
@@ -76,8 +83,10 @@ final class SQLiteStateStoreDigestTests: XCTestCase {
             XCTAssertEqual(checked { try store.groupDigest(user: "u", groupID: "g")?.memberCount }, 1)
             // The first change joins the group, the second fails (NaN is stored as NULL): both undone.
             expectThrow {
-                try store.apply([.deliver(message("b", group: "g", date: t0 + 1, argument: "Bob")),
-                                 .enqueue(note("bad", date: .nan, summaryAt: t0))])
+                try store.apply([
+                    .deliver(message("b", group: "g", date: t0 + 1, argument: "Bob")),
+                    .enqueue(note("bad", date: .nan, summaryAt: t0)),
+                ])
             }
             assertDigestsMatchMembers(store, groups: ["g"])
             XCTAssertEqual(checked { try store.groupDigest(user: "u", groupID: "g")?.memberCount }, 1)
@@ -96,9 +105,12 @@ final class SQLiteStateStoreDigestTests: XCTestCase {
             let user = "u\(Int.random(in: 0..<3, using: &generator))"
             let group = ["g1", "g2", "g3"].randomElement(using: &generator)!
             let id = "n\(Int.random(in: 0..<400, using: &generator))"
-            let n = message(id, group: group, date: t0 + Double(i), category: ["MESSAGE", "OTHER"].randomElement()!,
-                            argument: ["Alice", "Bob", nil].randomElement()!, count: Int.random(in: 1...3), user: user)
-            XCTAssertEqual(try store.groupDigest(user: user, groupID: group), twin.groupDigest(user: user, groupID: group), "step \(i)")
+            let n = message(
+                id, group: group, date: t0 + Double(i), category: ["MESSAGE", "OTHER"].randomElement()!,
+                argument: ["Alice", "Bob", nil].randomElement()!, count: Int.random(in: 1...3), user: user)
+            XCTAssertEqual(
+                try store.groupDigest(user: user, groupID: group), twin.groupDigest(user: user, groupID: group),
+                "step \(i)")
             try store.apply([.deliver(n)])
             twin.apply([.deliver(n)])
         }

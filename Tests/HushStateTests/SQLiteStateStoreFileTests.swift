@@ -1,9 +1,10 @@
-import HushJSON
 import Foundation
 import GRDB
 import HushCore
-@testable import HushState
+import HushJSON
 import XCTest
+
+@testable import HushState
 
 /// The state file itself: persistence, WAL, schema versions, refusing files that are not ours.
 final class SQLiteStateStoreFileTests: XCTestCase {
@@ -21,12 +22,15 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     func testReopenedFileHoldsEverything() throws {
         let path = directory.path("state.sqlite")
         let ana = Person(handle: "+15550001", name: "Ana", contact: "ab-1", aliases: ["ana@example.com"])
-        let delivered = [note("a", date: t0, group: "g"), note("b", date: t0 + 1, group: "g", relevance: 0.5, media: true)]
+        let delivered = [
+            note("a", date: t0, group: "g"), note("b", date: t0 + 1, group: "g", relevance: 0.5, media: true),
+        ]
         let queued = note("q", date: t0 + 2, expiration: t0 + 9999, summaryAt: t0 + 3600)
         let call = CallRecord(user: "u", date: t0 + 3, app: "com.apple.phone", caller: ana)
         let focus = ManualFocus(name: "Sleep", since: t0, until: t0 + 8 * 3600)
-        let interaction = Interaction(user: "u", date: t0 - 86400, direction: .outgoing, kind: .message,
-                                      app: "com.example.chat", people: [ana, Person(name: "No Handle")], group: "Family")
+        let interaction = Interaction(
+            user: "u", date: t0 - 86400, direction: .outgoing, kind: .message,
+            app: "com.example.chat", people: [ana, Person(name: "No Handle")], group: "Family")
         do {
             let store = try SQLiteStateStore(path: path)
             try store.apply(delivered.map { .deliver($0) } + [.enqueue(queued), .recordCall(call)])
@@ -55,7 +59,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         let store = try SQLiteStateStore(path: path)
         let other = try DatabaseQueue(path: path)
         XCTAssertEqual(try other.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "wal")
-        XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 1) // NORMAL
+        XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 1)  // NORMAL
         XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA foreign_keys") }, 1)
         XCTAssertEqual(try store.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA busy_timeout") }, 5000)
 
@@ -72,8 +76,12 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     func testApplyIsAtomic() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
         // SQLite stores NaN as NULL: the second change breaks a NOT NULL constraint.
-        XCTAssertThrowsError(try store.apply([.deliver(note("ok", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0)),
-                                              .recordCall(CallRecord(user: "u", date: t0, app: "p", caller: Person()))])) { error in
+        XCTAssertThrowsError(
+            try store.apply([
+                .deliver(note("ok", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0)),
+                .recordCall(CallRecord(user: "u", date: t0, app: "p", caller: Person())),
+            ])
+        ) { error in
             XCTAssertTrue("\(error)".contains("could not record an evaluation"), "\(error)")
         }
         XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "ok"))
@@ -90,16 +98,24 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         let path = directory.path("state.sqlite")
         let store = try SQLiteStateStore(path: path)
         let other = try DatabaseQueue(path: path)
-        func othersCount() throws -> Int { try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") ?? -1 } }
+        func othersCount() throws -> Int {
+            try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM delivered") ?? -1 }
+        }
 
         try store.batch { () -> Void in
-            for i in 0..<10 { expectNoThrow { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) } }
-            expectThrow { try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))]) }
+            for i in 0..<10 {
+                expectNoThrow { try store.apply([.deliver(note("n\(i)", date: t0 + Double(i), group: "g"))]) }
+            }
+            expectThrow {
+                try store.apply([.deliver(note("half", date: t0)), .enqueue(note("bad", date: .nan, summaryAt: t0))])
+            }
             // The batch's own reads see its writes.
             XCTAssertEqual(checked { try store.groupMembers(user: "u", groupID: "g").count }, 10)
             XCTAssertNil(checked { try store.delivered(user: "u", app: "com.example.chat", id: "half") } ?? nil)
             // A batch inside the batch joins it.
-            expectNoThrow { try store.batch { expectNoThrow { try store.apply([.deliver(note("nested", date: t0 + 50))]) } } }
+            expectNoThrow {
+                try store.batch { expectNoThrow { try store.apply([.deliver(note("nested", date: t0 + 50))]) } }
+            }
             XCTAssertEqual(try? othersCount(), 0, "nothing is visible before the commit")
         }
         XCTAssertEqual(try othersCount(), 11)
@@ -118,7 +134,8 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         var ran = false
         try DatabaseQueue(path: path).inTransaction(.immediate) { _ in
             XCTAssertThrowsError(try store.batch { ran = true }) { error in
-                XCTAssertTrue("\(error)".hasPrefix("state file \(path): could not begin a batch of writes: "), "\(error)")
+                XCTAssertTrue(
+                    "\(error)".hasPrefix("state file \(path): could not begin a batch of writes: "), "\(error)")
             }
             return .commit
         }
@@ -132,7 +149,9 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     /// through the write's own connection: GRDB's accesses are not reentrant.
     func testAWritesClosureReadsAndWritesThroughIt() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
-        try store.apply([.deliver(note("member", date: t0, group: "g")), .enqueue(note("q", date: t0, summaryAt: t0 + 60))])
+        try store.apply([
+            .deliver(note("member", date: t0, group: "g")), .enqueue(note("q", date: t0, summaryAt: t0 + 60)),
+        ])
         let batches = try store.deliverDueSummaries(user: "u", upTo: t0 + 60) { batch in
             XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["member"])
             XCTAssertNil(try store.queued(user: "u", app: "com.example.chat", id: "q"), "taken in this transaction")
@@ -158,9 +177,11 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         try DatabaseQueue(path: path).write { try $0.execute(sql: "PRAGMA user_version = 99") }
 
         XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
-            XCTAssertEqual(storeError(error),
-                           .newerSchema(path: path, found: 99, supported: SQLiteStateStore.schemaVersion))
-            XCTAssertEqual("\(error)", "state file \(path) was written by a newer Hush (schema 99); this Hush knows up to 1")
+            XCTAssertEqual(
+                storeError(error),
+                .newerSchema(path: path, found: 99, supported: SQLiteStateStore.schemaVersion))
+            XCTAssertEqual(
+                "\(error)", "state file \(path) was written by a newer Hush (schema 99); this Hush knows up to 1")
         }
         let db = try DatabaseQueue(path: path)
         XCTAssertEqual(try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 99)
@@ -177,9 +198,11 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     }
 
     func testGarbageFileIsRefusedAndUntouched() throws {
-        for (name, bytes) in [("text", Array("hello, this is not a database\n".utf8)),
-                              ("random", (0..<8192).map { _ in UInt8.random(in: 0...255) }),
-                              ("sqlite-header-then-junk", Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0xAB, count: 4096))] {
+        for (name, bytes) in [
+            ("text", Array("hello, this is not a database\n".utf8)),
+            ("random", (0..<8192).map { _ in UInt8.random(in: 0...255) }),
+            ("sqlite-header-then-junk", Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0xAB, count: 4096)),
+        ] {
             let path = directory.path("\(name).sqlite")
             let data = Data(bytes)
             try data.write(to: URL(fileURLWithPath: path))
@@ -201,11 +224,14 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     func testAnotherProgramsDatabaseIsRefusedAndUntouched() throws {
         let path = directory.path("photos.sqlite")
         try DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('cat')")
+            try db.execute(
+                sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('cat')"
+            )
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
-            XCTAssertEqual("\(error)", "\(path) is not a Hush state file (an SQLite database with other tables: photos)")
+            XCTAssertEqual(
+                "\(error)", "\(path) is not a Hush state file (an SQLite database with other tables: photos)")
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
     }
@@ -246,14 +272,18 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     func testAnEvaluationWhoseReadFailsThrowsTheStoresErrorInsteadOfDeciding() throws {
         let path = directory.path("state.sqlite")
         let store = try SQLiteStateStore(path: path)
-        let pipeline = Pipeline(policy: Policy(focuses: [FocusSettings(name: "Sleep", calls: .nobody, repeatedCalls: true)]))
+        let pipeline = Pipeline(
+            policy: Policy(focuses: [FocusSettings(name: "Sleep", calls: .nobody, repeatedCalls: true)]))
         let sleep = EvaluationContext(focus: .on("Sleep"))
         func decideCall(at date: Double) throws -> Decision {
-            var call = try Envelope.decode(JSONParser.parse("""
-                {"app":"com.apple.phone","payload":{"aps":{"alert":"Ana"}},"communication":{"kind":"call","sender":{"handle":"+15550001"}}}
-                """), fallbackID: "call at \(date)")
+            var call = try Envelope.decode(
+                JSONParser.parse(
+                    """
+                    {"app":"com.apple.phone","payload":{"aps":{"alert":"Ana"}},"communication":{"kind":"call","sender":{"handle":"+15550001"}}}
+                    """), fallbackID: "call at \(date)")
             call.date = date
-            let outcome = try pipeline.evaluate(call, now: date, context: sleep, state: store, rules: nil, clock: pipeline.defaultClock)
+            let outcome = try pipeline.evaluate(
+                call, now: date, context: sleep, state: store, rules: nil, clock: pipeline.defaultClock)
             try store.apply(outcome.changes)
             return outcome.decision
         }
@@ -262,7 +292,10 @@ final class SQLiteStateStoreFileTests: XCTestCase {
 
         try DatabaseQueue(path: path).write { try $0.execute(sql: "DROP TABLE calls") }
         XCTAssertThrowsError(try decideCall(at: t0 + 120)) { error in
-            guard case .failed(path: path, action: "read calls", let reason)? = storeError(error) ?? (error as? SQLiteStateStore.Error) else {
+            guard
+                case .failed(path: path, action: "read calls", let reason)? = storeError(error)
+                    ?? (error as? SQLiteStateStore.Error)
+            else {
                 return XCTFail("\(error)")
             }
             XCTAssertTrue(reason.contains("no such table: calls"), reason)
@@ -274,10 +307,14 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
         let people = [
             Person(), Person(handle: ""), Person(name: ""), Person(contact: "c"), Person(aliases: ["a", "a", ""]),
-            Person(handle: "quote\" back\\slash \u{0} \u{1F} tab\t nl\n é 🎉 \u{2028}", name: "名前", contact: "{\"json\":1}",
-                   aliases: ["[", "]", "null"]),
+            Person(
+                handle: "quote\" back\\slash \u{0} \u{1F} tab\t nl\n é 🎉 \u{2028}", name: "名前", contact: "{\"json\":1}",
+                aliases: ["[", "]", "null"]),
         ]
-        try store.apply(people.enumerated().map { .recordCall(CallRecord(user: "u", date: t0 + Double($0.offset), app: "p", caller: $0.element)) })
+        try store.apply(
+            people.enumerated().map {
+                .recordCall(CallRecord(user: "u", date: t0 + Double($0.offset), app: "p", caller: $0.element))
+            })
         try store.addInteractions([Interaction(user: "u", date: t0, direction: .incoming, kind: .call, people: people)])
         XCTAssertEqual(try store.calls(user: "u", since: 0).map(\.caller), people)
         XCTAssertEqual(try store.interactions(user: "u", since: 0).first?.people, people)

@@ -1,7 +1,8 @@
 import Foundation
 import HushCore
-@testable import HushState
 import XCTest
+
+@testable import HushState
 
 /// What is particular to the SQLite store's retention (the rest is in the conformance suite): the
 /// last prune is kept in the file, so short-lived processes prune too.
@@ -21,9 +22,11 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
         let ana = Person(handle: "+1555")
         do {
             let store = try SQLiteStateStore(path: path, retentionDays: 2)
-            try store.apply([.deliver(note("old", date: t0, group: "g")),
-                             .enqueue(note("queued", date: t0, summaryAt: t0 + 30 * day)),
-                             .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana))])
+            try store.apply([
+                .deliver(note("old", date: t0, group: "g")),
+                .enqueue(note("queued", date: t0, summaryAt: t0 + 30 * day)),
+                .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana)),
+            ])
             try store.addInteractions([
                 Interaction(user: "u", date: t0 - 100 * day, direction: .outgoing, kind: .call, people: [ana]),
                 Interaction(user: "u", date: t0 - 10 * day, direction: .outgoing, kind: .call, people: [ana]),

@@ -1,7 +1,8 @@
 import Foundation
 import HushCore
-@testable import HushState
 import XCTest
+
+@testable import HushState
 
 /// Group members are served from decoded rows checked against each row's random `rev`: what
 /// another process changes must show at once.
@@ -21,8 +22,9 @@ final class SQLiteStateStoreRowCacheTests: XCTestCase {
 
         // Replaced in place (same seq): the new content, not the cached one.
         try writer.apply([.deliver(note("m1", date: t0 + 10, title: "edited", group: "g"))])
-        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.title),
-                       ["title m0", "edited", "title m2", "title m3", "title m4"])
+        XCTAssertEqual(
+            try reader.groupMembers(user: "u", groupID: "g").map(\.title),
+            ["title m0", "edited", "title m2", "title m3", "title m4"])
         // Moved, pruned, and a new row that may reuse a deleted row's seq.
         try writer.apply([.deliver(note("m4", date: t0 + 11, group: "h"))])
         try writer.prune(before: t0 + 1)

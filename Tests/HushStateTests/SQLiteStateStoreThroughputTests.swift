@@ -18,8 +18,9 @@ final class SQLiteStateStoreThroughputTests: XCTestCase {
 
         let sqliteRate = try measureRate(sqlite)
         let memoryRate = try measureRate(memory)
-        print("state-throughput: SQLiteStateStore \(Int(sqliteRate)) evaluations/s; InMemoryStateStore \(Int(memoryRate)) evaluations/s"
-              + " (\(Self.evaluations) evaluations)")
+        print(
+            "state-throughput: SQLiteStateStore \(Int(sqliteRate)) evaluations/s; InMemoryStateStore \(Int(memoryRate)) evaluations/s"
+                + " (\(Self.evaluations) evaluations)")
         XCTAssertGreaterThan(sqliteRate, 200)
     }
 
@@ -29,8 +30,8 @@ final class SQLiteStateStoreThroughputTests: XCTestCase {
         for i in 0..<Self.evaluations {
             let now = t0 + Double(i) * 20
             let app = "com.example.app\(i % 5)"
-            let id = "n\(i % 2000)"                // some replace earlier ones in place
-            let group = "\(app)/thread\(i % 40)"   // 40 groups, growing to a few dozen members
+            let id = "n\(i % 2000)"  // some replace earlier ones in place
+            let group = "\(app)/thread\(i % 40)"  // 40 groups, growing to a few dozen members
             _ = try store.takeDueSummaries(user: "u", upTo: now)
             _ = try store.delivered(user: "u", app: app, id: id)
             _ = try store.queued(user: "u", app: app, id: id)
@@ -38,8 +39,9 @@ final class SQLiteStateStoreThroughputTests: XCTestCase {
             _ = try store.manualFocus(user: "u")
             if i % 10 == 0 { _ = try store.calls(user: "u", since: now - 180) }
             _ = try store.recent(user: "u", since: now - 600)
-            var n = StoredNotification(user: "u", app: app, id: id, date: now, title: "Title \(i)", body: "Body of \(i)",
-                                       threadID: "thread\(i % 40)", groupID: group, sender: "+1555000\(i % 10)")
+            var n = StoredNotification(
+                user: "u", app: app, id: id, date: now, title: "Title \(i)", body: "Body of \(i)",
+                threadID: "thread\(i % 40)", groupID: group, sender: "+1555000\(i % 10)")
             var changes: [StateChange] = []
             if i % 4 == 0 {
                 n.summaryAt = now + 86400

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import HushCore
-@testable import HushState
 import XCTest
+
+@testable import HushState
 
 /// The records of the state tables (`StateRecords.swift`) against the schema the v1 migration
 /// created, which spells the columns out itself and is never edited.
@@ -25,30 +26,37 @@ final class StateRecordsTests: XCTestCase {
             XCTAssertEqual(DeliveredRow.selection.map(\.name), notification + ["seq", "rev"])
             XCTAssertEqual(QueueRow.selection.map(\.name), notification + ["seq"])
             XCTAssertEqual(ArrivalRow.selection.map(\.name), notification + ["seq"])
-            let others: [any StateRecord.Type] = [CallRow.self, ManualFocusRow.self, InteractionRow.self, RetentionRow.self]
+            let others: [any StateRecord.Type] = [
+                CallRow.self, ManualFocusRow.self, InteractionRow.self, RetentionRow.self,
+            ]
             for record in others {
-                XCTAssertEqual(try columns(record.databaseTableName), record.selection.map(\.name), record.databaseTableName)
+                XCTAssertEqual(
+                    try columns(record.databaseTableName), record.selection.map(\.name), record.databaseTableName)
             }
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb%'")
-            XCTAssertEqual(Set(tables), Set(["delivered", "queue", "arrivals"] + others.map { $0.databaseTableName }),
-                           "a table without a record")
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb%'")
+            XCTAssertEqual(
+                Set(tables), Set(["delivered", "queue", "arrivals"] + others.map { $0.databaseTableName }),
+                "a table without a record")
         }
     }
 
     /// The store's hand-written reads and GRDB's own fetches decode the same rows alike.
     func testGRDBFetchesTheRecordsTheStoreWrote() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
-        let full = StoredNotification(user: "u", app: "com.example.chat", id: "1", date: t0 + 0.125, title: "Tïtle",
-                                      body: "line\nline", category: "MESSAGE", threadID: "th", groupID: "g",
-                                      summaryArgument: "Ana", summaryArgumentCount: 3, relevance: 0.75, hasMedia: true,
-                                      expiration: t0 + 3600, summaryAt: nil, sender: "+15551234567")
+        let full = StoredNotification(
+            user: "u", app: "com.example.chat", id: "1", date: t0 + 0.125, title: "Tïtle",
+            body: "line\nline", category: "MESSAGE", threadID: "th", groupID: "g",
+            summaryArgument: "Ana", summaryArgumentCount: 3, relevance: 0.75, hasMedia: true,
+            expiration: t0 + 3600, summaryAt: nil, sender: "+15551234567")
         var queued = full
         queued.id = "2"
         queued.summaryAt = t0 + 60
         let ana = Person(handle: "+15550001", name: "Ana", aliases: ["ana@example.com"])
         let call = CallRecord(user: "u", date: t0, app: "com.apple.phone", caller: ana)
-        let interaction = Interaction(user: "u", date: t0, direction: .incoming, kind: .message, app: "com.example.chat",
-                                      people: [ana], group: "Family")
+        let interaction = Interaction(
+            user: "u", date: t0, direction: .incoming, kind: .message, app: "com.example.chat",
+            people: [ana], group: "Family")
         let focus = ManualFocus(name: "Work", since: t0, until: t0 + 60)
         try store.apply([.deliver(full), .enqueue(queued), .recordCall(call)])
         try store.addInteractions([interaction])
@@ -61,14 +69,17 @@ final class StateRecordsTests: XCTestCase {
             XCTAssertEqual(try CallRow.fetchAll(db).map(\.call), [call])
             XCTAssertEqual(try InteractionRow.fetchAll(db).map(\.interaction), [interaction])
             XCTAssertEqual(try ManualFocusRow.fetchOne(db, key: "u")?.focus, focus)
-            XCTAssertEqual(try RetentionRow.fetchOne(db, key: "u")?.prunedThrough, t0 + 0.125, "pruned on its first apply")
+            XCTAssertEqual(
+                try RetentionRow.fetchOne(db, key: "u")?.prunedThrough, t0 + 0.125, "pruned on its first apply")
         }
         XCTAssertEqual(try store.delivered(user: "u", app: "com.example.chat", id: "1"), full)
         XCTAssertEqual(try store.queued(user: "u", app: "com.example.chat", id: "2"), queued)
     }
 
     func testTheSQLMadeFromTheColumnList() {
-        XCTAssertEqual(NotificationColumn.list, """
+        XCTAssertEqual(
+            NotificationColumn.list,
+            """
             user, app, id, date, title, body, category, thread_id, group_id, summary_arg, \
             summary_arg_count, relevance, has_media, expiration, summary_at, sender
             """)

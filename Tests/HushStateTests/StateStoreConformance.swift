@@ -1,24 +1,31 @@
 import Foundation
 import HushCore
-@testable import HushState
 import XCTest
+
+@testable import HushState
 
 /// The behaviour every `StateStore` shares, checked against `InMemoryStateStore` (the reference)
 /// and `SQLiteStateStore`, each test on a fresh store. A failure names the store.
 final class StateStoreConformanceTests: XCTestCase {
     /// Makes a store kept `retentionDays`, pruning a user at least every `pruneEvery` applies.
-    typealias Make = @Sendable (_ directory: TemporaryDirectory, _ retentionDays: Double, _ pruneEvery: Int) throws -> any StateStore
+    typealias Make =
+        @Sendable (_ directory: TemporaryDirectory, _ retentionDays: Double, _ pruneEvery: Int) throws -> any StateStore
 
     static let stores: [(name: String, make: Make)] = [
         ("InMemoryStateStore", { _, days, every in try InMemoryStateStore(retentionDays: days, pruneEvery: every) }),
-        ("SQLiteStateStore", { try SQLiteStateStore(path: $0.path("state/hush.sqlite"), retentionDays: $1, pruneEvery: $2) }),
+        (
+            "SQLiteStateStore",
+            { try SQLiteStateStore(path: $0.path("state/hush.sqlite"), retentionDays: $1, pruneEvery: $2) }
+        ),
     ]
 
     private var currentStore: String?
     private let day = 86400.0
 
     /// Runs `check` on a fresh store of every kind.
-    func forEachStore(retentionDays: Double = 7, pruneEvery: Int = 1000, _ check: (any StateStore) throws -> Void) throws {
+    func forEachStore(retentionDays: Double = 7, pruneEvery: Int = 1000, _ check: (any StateStore) throws -> Void)
+        throws
+    {
         try forEachKind { directory, make in try check(make(directory, retentionDays, pruneEvery)) }
     }
 
@@ -37,45 +44,68 @@ final class StateStoreConformanceTests: XCTestCase {
         }
     }
 
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
-                                expected: Bool) {
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
+        expected: Bool
+    ) {
         let label = currentStore.map { "[\($0)] " } ?? ""
-        super.recordFailure(withDescription: label + description, inFile: filePath, atLine: lineNumber, expected: expected)
+        super.recordFailure(
+            withDescription: label + description, inFile: filePath, atLine: lineNumber, expected: expected)
     }
 
     func testDeliverRoundTripsEveryField() throws { try forEachStore(checkDeliverRoundTripsEveryField) }
-    func testReplaceInPlaceKeepsGroupMembershipAndOrder() throws { try forEachStore(checkReplaceInPlaceKeepsGroupMembershipAndOrder) }
+    func testReplaceInPlaceKeepsGroupMembershipAndOrder() throws {
+        try forEachStore(checkReplaceInPlaceKeepsGroupMembershipAndOrder)
+    }
     func testGroupsAreKeptPerUserAndApp() throws { try forEachStore(checkGroupsAreKeptPerUserAndApp) }
     func testEnqueueReplaceAndDequeue() throws { try forEachStore(checkEnqueueReplaceAndDequeue) }
-    func testQueuedNotificationsBySummaryThenDate() throws { try forEachStore(checkQueuedNotificationsBySummaryThenDate) }
-    func testTakeDueSummariesInPresentationOrderAndDropsExpired() throws { try forEachStore(checkTakeDueSummariesInPresentationOrderAndDropsExpired) }
+    func testQueuedNotificationsBySummaryThenDate() throws {
+        try forEachStore(checkQueuedNotificationsBySummaryThenDate)
+    }
+    func testTakeDueSummariesInPresentationOrderAndDropsExpired() throws {
+        try forEachStore(checkTakeDueSummariesInPresentationOrderAndDropsExpired)
+    }
     func testTiesInTheQueueKeepQueueOrder() throws { try forEachStore(checkTiesInTheQueueKeepQueueOrder) }
     func testCallsSinceOldestFirst() throws { try forEachStore(checkCallsSinceOldestFirst) }
     func testManualFocusSetReplaceAndClear() throws { try forEachStore(checkManualFocusSetReplaceAndClear) }
     func testInteractionsSince() throws { try forEachStore(checkInteractionsSince) }
-    func testRecentCountsArrivalsDeliveredOrQueued() throws { try forEachStore(checkRecentCountsArrivalsDeliveredOrQueued) }
+    func testRecentCountsArrivalsDeliveredOrQueued() throws {
+        try forEachStore(checkRecentCountsArrivalsDeliveredOrQueued)
+    }
     func testPruneForgetsOldDeliveredAndCalls() throws { try forEachStore(checkPruneForgetsOldDeliveredAndCalls) }
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
-    func testABatchKeepsItsWritesAndJoinsAnOpenOne() throws { try forEachStore(checkABatchKeepsItsWritesAndJoinsAnOpenOne) }
-    func testARetentionThatIsNotPositiveIsRefused() throws { try forEachKind(checkARetentionThatIsNotPositiveIsRefused) }
-    func testPrunesOnItsOwnBehindTheNewestDate() throws { try forEachStore(retentionDays: 2, checkPrunesOnItsOwnBehindTheNewestDate) }
-    func testPrunesEveryNApplies() throws { try forEachStore(retentionDays: 1, pruneEvery: 10, checkPrunesEveryNApplies) }
-    func testUsersArePrunedAgainstTheirOwnNewestDate() throws { try forEachStore(retentionDays: 1, checkUsersArePrunedAgainstTheirOwnNewestDate) }
+    func testABatchKeepsItsWritesAndJoinsAnOpenOne() throws {
+        try forEachStore(checkABatchKeepsItsWritesAndJoinsAnOpenOne)
+    }
+    func testARetentionThatIsNotPositiveIsRefused() throws {
+        try forEachKind(checkARetentionThatIsNotPositiveIsRefused)
+    }
+    func testPrunesOnItsOwnBehindTheNewestDate() throws {
+        try forEachStore(retentionDays: 2, checkPrunesOnItsOwnBehindTheNewestDate)
+    }
+    func testPrunesEveryNApplies() throws {
+        try forEachStore(retentionDays: 1, pruneEvery: 10, checkPrunesEveryNApplies)
+    }
+    func testUsersArePrunedAgainstTheirOwnNewestDate() throws {
+        try forEachStore(retentionDays: 1, checkUsersArePrunedAgainstTheirOwnNewestDate)
+    }
     func testAFutureDateDoesNotPruneTheRealRows() throws { try forEachStore(checkAFutureDateDoesNotPruneTheRealRows) }
 
     // MARK: delivered list and groups
 
     private func checkDeliverRoundTripsEveryField(_ store: any StateStore) throws {
-        let full = StoredNotification(user: "u", app: "com.example.chat", id: "1", date: t0 + 0.125, title: "Tïtle \"q\"",
-                                      body: "line\nline\t✓ 🎉", category: "MESSAGE", threadID: "th", groupID: "g",
-                                      summaryArgument: "Ana", summaryArgumentCount: 3, relevance: 0.75, hasMedia: true,
-                                      expiration: t0 + 3600, summaryAt: nil, sender: "+15551234567")
-        let bare = StoredNotification(user: "u", app: "com.example.chat", id: "2", date: t0, title: nil, body: nil,
-                                      category: nil, threadID: nil, groupID: nil, summaryArgument: nil,
-                                      summaryArgumentCount: 1, relevance: nil, hasMedia: false, expiration: nil,
-                                      summaryAt: t0 + 60, sender: nil)
+        let full = StoredNotification(
+            user: "u", app: "com.example.chat", id: "1", date: t0 + 0.125, title: "Tïtle \"q\"",
+            body: "line\nline\t✓ 🎉", category: "MESSAGE", threadID: "th", groupID: "g",
+            summaryArgument: "Ana", summaryArgumentCount: 3, relevance: 0.75, hasMedia: true,
+            expiration: t0 + 3600, summaryAt: nil, sender: "+15551234567")
+        let bare = StoredNotification(
+            user: "u", app: "com.example.chat", id: "2", date: t0, title: nil, body: nil,
+            category: nil, threadID: nil, groupID: nil, summaryArgument: nil,
+            summaryArgumentCount: 1, relevance: nil, hasMedia: false, expiration: nil,
+            summaryAt: t0 + 60, sender: nil)
         try store.apply([.deliver(full), .deliver(bare)])
         XCTAssertEqual(try store.delivered(user: "u", app: "com.example.chat", id: "1"), full)
         XCTAssertEqual(try store.delivered(user: "u", app: "com.example.chat", id: "2"), bare)
@@ -117,9 +147,12 @@ final class StateStoreConformanceTests: XCTestCase {
     }
 
     private func checkGroupsAreKeptPerUserAndApp(_ store: any StateStore) throws {
-        try store.apply([.deliver(note("1", user: "ana", group: "g")), .deliver(note("1", user: "bo", group: "g")),
-                         .deliver(note("1", user: "ana", app: "com.example.mail", group: "g"))])
-        XCTAssertEqual(try store.groupMembers(user: "ana", groupID: "g").map(\.app), ["com.example.chat", "com.example.mail"])
+        try store.apply([
+            .deliver(note("1", user: "ana", group: "g")), .deliver(note("1", user: "bo", group: "g")),
+            .deliver(note("1", user: "ana", app: "com.example.mail", group: "g")),
+        ])
+        XCTAssertEqual(
+            try store.groupMembers(user: "ana", groupID: "g").map(\.app), ["com.example.chat", "com.example.mail"])
         XCTAssertEqual(try store.groupMembers(user: "bo", groupID: "g").count, 1)
         XCTAssertEqual(try store.groupMembers(user: "cy", groupID: "g"), [])
         XCTAssertEqual(try store.groupMembers(user: "ana", groupID: "other"), [])
@@ -146,10 +179,12 @@ final class StateStoreConformanceTests: XCTestCase {
     }
 
     private func checkQueuedNotificationsBySummaryThenDate(_ store: any StateStore) throws {
-        try store.apply([.enqueue(note("late", date: t0 + 1, summaryAt: t0 + 7200)),
-                         .enqueue(note("b", date: t0 + 2, summaryAt: t0 + 3600)),
-                         .enqueue(note("a", date: t0 + 1, summaryAt: t0 + 3600)),
-                         .enqueue(note("other", user: "v", date: t0, summaryAt: t0 + 60))])
+        try store.apply([
+            .enqueue(note("late", date: t0 + 1, summaryAt: t0 + 7200)),
+            .enqueue(note("b", date: t0 + 2, summaryAt: t0 + 3600)),
+            .enqueue(note("a", date: t0 + 1, summaryAt: t0 + 3600)),
+            .enqueue(note("other", user: "v", date: t0, summaryAt: t0 + 60)),
+        ])
         XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.id), ["a", "b", "late"])
         XCTAssertEqual(try store.queuedNotifications(user: "v").map(\.id), ["other"])
     }
@@ -160,7 +195,7 @@ final class StateStoreConformanceTests: XCTestCase {
             .enqueue(note("plain-old", date: t0 + 1, summaryAt: at1)),
             .enqueue(note("plain-new", date: t0 + 2, summaryAt: at1)),
             .enqueue(note("media", date: t0 + 0.5, media: true, summaryAt: at1)),
-            .enqueue(note("zero", date: t0 + 3, relevance: 0, summaryAt: at1)),          // same as missing
+            .enqueue(note("zero", date: t0 + 3, relevance: 0, summaryAt: at1)),  // same as missing
             .enqueue(note("high", date: t0, relevance: 1, summaryAt: at1)),
             .enqueue(note("mid-media", date: t0, relevance: 0.5, media: true, summaryAt: at1)),
             .enqueue(note("mid", date: t0 + 4, relevance: 0.5, summaryAt: at1)),
@@ -176,8 +211,9 @@ final class StateStoreConformanceTests: XCTestCase {
         let batches = try store.takeDueSummaries(user: "u", upTo: at2)
         XCTAssertEqual(batches.map(\.at), [at1, at2])
         XCTAssertEqual(batches.map(\.user), ["u", "u"])
-        XCTAssertEqual(batches[0].notifications.map(\.id),
-                       ["high", "mid-media", "mid", "media", "zero", "plain-new", "plain-old", "expires-at-summary"])
+        XCTAssertEqual(
+            batches[0].notifications.map(\.id),
+            ["high", "mid-media", "mid", "media", "zero", "plain-new", "plain-old", "expires-at-summary"])
         XCTAssertEqual(batches[0].dropped.map(\.id), ["expired-1", "expired-2"])
         XCTAssertEqual(batches[1].notifications.map(\.id), ["second"])
         XCTAssertEqual(batches[1].dropped, [])
@@ -188,7 +224,8 @@ final class StateStoreConformanceTests: XCTestCase {
         XCTAssertNil(try store.queued(user: "u", app: "com.example.chat", id: "high"))
         XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.id), ["not-due"])
         XCTAssertEqual(try store.queuedNotifications(user: "v").map(\.id), ["other-user"])
-        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: at2 + 1).map { $0.notifications.map(\.id) }, [["not-due"]])
+        XCTAssertEqual(
+            try store.takeDueSummaries(user: "u", upTo: at2 + 1).map { $0.notifications.map(\.id) }, [["not-due"]])
     }
 
     /// Notifications alike in everything the orders look at come in queue order: first enqueued
@@ -211,19 +248,26 @@ final class StateStoreConformanceTests: XCTestCase {
     // MARK: calls
 
     private func checkCallsSinceOldestFirst(_ store: any StateStore) throws {
-        let ana = Person(handle: "+15550001", name: "Ana \"A\" Núñez", contact: "ab-1", aliases: ["ana@example.com", "+15550002"])
+        let ana = Person(
+            handle: "+15550001", name: "Ana \"A\" Núñez", contact: "ab-1", aliases: ["ana@example.com", "+15550002"])
         let bare = Person(handle: "+15559999")
         let nobody = Person()
         try store.apply([.recordCall(CallRecord(user: "u", date: t0, app: "com.apple.phone", caller: ana))])
-        try store.apply([.recordCall(CallRecord(user: "u", date: t0 + 60, app: "com.apple.phone", caller: bare)),
-                         .recordCall(CallRecord(user: "v", date: t0 + 60, app: "com.apple.phone", caller: ana))])
+        try store.apply([
+            .recordCall(CallRecord(user: "u", date: t0 + 60, app: "com.apple.phone", caller: bare)),
+            .recordCall(CallRecord(user: "v", date: t0 + 60, app: "com.apple.phone", caller: ana)),
+        ])
         try store.apply([.recordCall(CallRecord(user: "u", date: t0 + 120, app: "com.example.voip", caller: nobody))])
 
         XCTAssertEqual(try store.calls(user: "u", since: t0).map(\.caller), [ana, bare, nobody])
         XCTAssertEqual(try store.calls(user: "u", since: t0 + 60).map(\.date), [t0 + 60, t0 + 120])
         XCTAssertEqual(try store.calls(user: "u", since: t0 + 121), [])
-        XCTAssertEqual(try store.calls(user: "v", since: 0), [CallRecord(user: "v", date: t0 + 60, app: "com.apple.phone", caller: ana)])
-        XCTAssertEqual(try store.calls(user: "u", since: 0).last, CallRecord(user: "u", date: t0 + 120, app: "com.example.voip", caller: nobody))
+        XCTAssertEqual(
+            try store.calls(user: "v", since: 0),
+            [CallRecord(user: "v", date: t0 + 60, app: "com.apple.phone", caller: ana)])
+        XCTAssertEqual(
+            try store.calls(user: "u", since: 0).last,
+            CallRecord(user: "u", date: t0 + 120, app: "com.example.voip", caller: nobody))
     }
 
     // MARK: manual focus
@@ -252,7 +296,9 @@ final class StateStoreConformanceTests: XCTestCase {
         let ana = Person(handle: "+15550001", name: "Ana", aliases: ["ana@example.com"])
         let bo = Person(handle: "bo@example.com", contact: "ab-2")
         let donated = [
-            Interaction(user: "u", date: t0, direction: .outgoing, kind: .message, app: "com.example.chat", people: [ana, bo], group: "Family"),
+            Interaction(
+                user: "u", date: t0, direction: .outgoing, kind: .message, app: "com.example.chat", people: [ana, bo],
+                group: "Family"),
             Interaction(user: "u", date: t0 + 60, direction: .incoming, kind: .call, app: nil, people: [bo]),
             Interaction(user: "v", date: t0 + 30, direction: .outgoing, kind: .call, people: []),
             Interaction(user: "u", date: t0 + 120, direction: .outgoing, kind: .message, people: [ana]),
@@ -284,7 +330,9 @@ final class StateStoreConformanceTests: XCTestCase {
     }
 
     private func checkReplaceIsAnUpdateNotAnArrival(_ store: any StateStore) throws {
-        try store.apply([.deliver(note("d1", date: t0, title: "first", group: "g")), .deliver(note("d2", date: t0 + 1, group: "g"))])
+        try store.apply([
+            .deliver(note("d1", date: t0, title: "first", group: "g")), .deliver(note("d2", date: t0 + 1, group: "g")),
+        ])
         try store.apply([.replace(note("d1", date: t0 + 5, title: "second", group: "g"), queued: false)])
         XCTAssertEqual(try store.delivered(user: "u", app: "com.example.chat", id: "d1")?.title, "second")
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["d1", "d2"], "replaced in place")
@@ -310,11 +358,15 @@ final class StateStoreConformanceTests: XCTestCase {
         XCTAssertNotNil(try store.delivered(user: "v", app: "com.example.chat", id: "b"), "another user's is untouched")
         try store.apply([.withdraw(user: "u", app: "com.example.chat", id: "q")])
         XCTAssertEqual(try store.queuedNotifications(user: "u"), [])
-        XCTAssertEqual(try store.takeDueSummaries(user: "u", upTo: t0 + 7200), [], "a withdrawn held one is in no summary")
+        XCTAssertEqual(
+            try store.takeDueSummaries(user: "u", upTo: t0 + 7200), [], "a withdrawn held one is in no summary")
         // Nothing to withdraw: nothing changes.
         try store.apply([.withdraw(user: "u", app: "com.example.other", id: "a")])
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["a", "c"])
-        try store.apply([.withdraw(user: "u", app: "com.example.chat", id: "a"), .withdraw(user: "u", app: "com.example.chat", id: "c")])
+        try store.apply([
+            .withdraw(user: "u", app: "com.example.chat", id: "a"),
+            .withdraw(user: "u", app: "com.example.chat", id: "c"),
+        ])
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g"), [])
     }
 
@@ -329,7 +381,9 @@ final class StateStoreConformanceTests: XCTestCase {
             .recordCall(CallRecord(user: "u", date: t0 - 10, app: "phone", caller: ana)),
             .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana)),
         ])
-        try store.addInteractions([Interaction(user: "u", date: t0 - 10, direction: .outgoing, kind: .call, people: [ana])])
+        try store.addInteractions([
+            Interaction(user: "u", date: t0 - 10, direction: .outgoing, kind: .call, people: [ana])
+        ])
         try store.prune(before: t0)
 
         XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "old"))
@@ -366,7 +420,8 @@ final class StateStoreConformanceTests: XCTestCase {
     private func checkARetentionThatIsNotPositiveIsRefused(_ directory: TemporaryDirectory, _ make: Make) throws {
         for days: Double in [0, -1, -.infinity, .nan] {
             XCTAssertThrowsError(try make(directory, days, 1000), "\(days) days") { error in
-                XCTAssertTrue("\(error)".hasSuffix("retention must be a positive number of days, got \(days)"), "\(error)")
+                XCTAssertTrue(
+                    "\(error)".hasSuffix("retention must be a positive number of days, got \(days)"), "\(error)")
             }
         }
         XCTAssertNoThrow(try make(directory, 0.5, 1000))
@@ -377,9 +432,11 @@ final class StateStoreConformanceTests: XCTestCase {
     /// newest date go; the queue stays, and interactions stay as long as suggestions look back.
     private func checkPrunesOnItsOwnBehindTheNewestDate(_ store: any StateStore) throws {
         let ana = Person(handle: "+1555")
-        try store.apply([.deliver(note("old", date: t0, group: "g")),
-                         .enqueue(note("queued", date: t0, summaryAt: t0 + 30 * day)),
-                         .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana))])
+        try store.apply([
+            .deliver(note("old", date: t0, group: "g")),
+            .enqueue(note("queued", date: t0, summaryAt: t0 + 30 * day)),
+            .recordCall(CallRecord(user: "u", date: t0, app: "phone", caller: ana)),
+        ])
         try store.addInteractions([
             Interaction(user: "u", date: t0 - 100 * day, direction: .outgoing, kind: .call, people: [ana]),
             Interaction(user: "u", date: t0 - 10 * day, direction: .outgoing, kind: .call, people: [ana]),
@@ -398,15 +455,19 @@ final class StateStoreConformanceTests: XCTestCase {
 
     /// Without a day passing, a user is pruned every `pruneEvery` applies that touch them.
     private func checkPrunesEveryNApplies(_ store: any StateStore) throws {
-        func isDelivered(_ id: String) throws -> Bool { try store.delivered(user: "u", app: "com.example.chat", id: id) != nil }
-        try store.apply([.deliver(note("first", date: t0))])                // a new user: pruned at once
-        try store.apply([.deliver(note("old", date: t0 - 2 * day))])        // apply 1 since
+        func isDelivered(_ id: String) throws -> Bool {
+            try store.delivered(user: "u", app: "com.example.chat", id: id) != nil
+        }
+        try store.apply([.deliver(note("first", date: t0))])  // a new user: pruned at once
+        try store.apply([.deliver(note("old", date: t0 - 2 * day))])  // apply 1 since
         for i in 2..<10 {
-            try store.apply([.deliver(note("x\(i)", date: t0 + Double(i))), .deliver(note("y\(i)", date: t0 + Double(i)))])
+            try store.apply([
+                .deliver(note("x\(i)", date: t0 + Double(i))), .deliver(note("y\(i)", date: t0 + Double(i))),
+            ])
             try store.apply([.deliver(note("other-user", user: "v", date: t0 + Double(i)))])
             XCTAssertTrue(try isDelivered("old"), "pruned early, at apply \(i)")
         }
-        try store.apply([.deliver(note("x10", date: t0 + 10))])             // apply 10: prune
+        try store.apply([.deliver(note("x10", date: t0 + 10))])  // apply 10: prune
         XCTAssertFalse(try isDelivered("old"))
         XCTAssertTrue(try isDelivered("first"))
         XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id).first, "first")
@@ -415,7 +476,9 @@ final class StateStoreConformanceTests: XCTestCase {
     private func checkUsersArePrunedAgainstTheirOwnNewestDate(_ store: any StateStore) throws {
         try store.apply([.deliver(note("b-old", user: "b", date: t0))])
         try store.apply([.deliver(note("a", user: "a", date: t0 + 30 * day))])
-        try store.apply([.deliver(note("a", user: "a", date: t0 + 31 * day)), .deliver(note("b-new", user: "b", date: t0 + 1))])
+        try store.apply([
+            .deliver(note("a", user: "a", date: t0 + 31 * day)), .deliver(note("b-new", user: "b", date: t0 + 1)),
+        ])
         XCTAssertNotNil(try store.delivered(user: "b", app: "com.example.chat", id: "b-old"))
     }
 
@@ -423,7 +486,8 @@ final class StateStoreConformanceTests: XCTestCase {
     private func checkAFutureDateDoesNotPruneTheRealRows(_ store: any StateStore) throws {
         let now = Date().timeIntervalSince1970
         try store.apply([.deliver(note("today", date: now - 3600))])
-        try store.apply([.recordCall(CallRecord(user: "u", date: now + 10 * 365 * day, app: "phone", caller: Person()))])
+        try store.apply([.recordCall(CallRecord(user: "u", date: now + 10 * 365 * day, app: "phone", caller: Person()))]
+        )
         try store.apply([.deliver(note("typo", date: now + 20 * 365 * day))])
         XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "today"))
     }

@@ -17,7 +17,9 @@ final class SummaryDeliveryAtomicityTests: XCTestCase {
 
     private func queueTwo(_ store: any StateStore) throws -> Double {
         let at = t0 + 3600
-        try store.apply([.enqueue(note("a", date: t0, summaryAt: at)), .enqueue(note("b", date: t0 + 1, summaryAt: at))])
+        try store.apply([
+            .enqueue(note("a", date: t0, summaryAt: at)), .enqueue(note("b", date: t0 + 1, summaryAt: at)),
+        ])
         return at
     }
 

@@ -1,9 +1,7 @@
-import HushJSON
-import HushPolicy
-import HushPolicy
-import HushJSON
 import Foundation
 import Hush
+import HushJSON
+import HushPolicy
 import XCTest
 
 /// The README's "Embedding" example of a batch, as an embedder writes it.
@@ -17,17 +15,20 @@ final class BatchTests: XCTestCase {
         let session = try engine.makeSession(store: store)
         let context = EvaluationContext(now: RFC3339.parse("2026-11-23T10:00:00Z"))
         let envelopes = try (0..<3).map { i in
-            try Envelope.decode(JSONParser.parse("{\"app\":\"com.example.chat\",\"id\":\"m\(i)\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}"),
-                                fallbackID: "unused")
+            try Envelope.decode(
+                JSONParser.parse(
+                    "{\"app\":\"com.example.chat\",\"id\":\"m\(i)\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}"),
+                fallbackID: "unused")
         }
 
-        let decisions = try store.batch {                    // one commit for the run
+        let decisions = try store.batch {  // one commit for the run
             envelopes.map { try? session.evaluate($0, context: context) }
         }
         XCTAssertEqual(decisions.map { $0?.id }, ["m0", "m1", "m2"])
         // Committed: another store on the file sees every one.
         let other = try SQLiteStateStore(path: path)
-        XCTAssertEqual(try (0..<3).compactMap { try other.delivered(user: "default", app: "com.example.chat", id: "m\($0)")?.id },
-                       ["m0", "m1", "m2"])
+        XCTAssertEqual(
+            try (0..<3).compactMap { try other.delivered(user: "default", app: "com.example.chat", id: "m\($0)")?.id },
+            ["m0", "m1", "m2"])
     }
 }

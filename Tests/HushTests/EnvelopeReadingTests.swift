@@ -57,17 +57,21 @@ final class EnvelopeReadingTests: XCTestCase {
         try FileManager.default.removeItem(at: url)
         defer { close(fd) }
         var read = Read()
-        try session.forEachEnvelope(in: LineStream(descriptor: fd, chunkSize: chunkSize), { number, decoded in
-            switch decoded {
-            case .success(let envelope): read.items.append((number, envelope.id))
-            case .failure(let error): read.items.append((number, error.reason.description))
-            }
-        }, beforeReading: { read.waits += 1 })
+        try session.forEachEnvelope(
+            in: LineStream(descriptor: fd, chunkSize: chunkSize),
+            { number, decoded in
+                switch decoded {
+                case .success(let envelope): read.items.append((number, envelope.id))
+                case .failure(let error): read.items.append((number, error.reason.description))
+                }
+            }, beforeReading: { read.waits += 1 })
         return read
     }
 
     func testJSONLinesAreStreamedWithTheirLineNumbers() throws {
-        let read = try read("{\"app\":\"x\",\"id\":\"a\",\"payload\":{}}\n\n{\"app\": 3}\r\n{\"app\":\"x\",\"id\":\"b\",\"payload\":{}}")
+        let read = try read(
+            "{\"app\":\"x\",\"id\":\"a\",\"payload\":{}}\n\n{\"app\": 3}\r\n{\"app\":\"x\",\"id\":\"b\",\"payload\":{}}"
+        )
         XCTAssertEqual(read.items.map(\.0), [1, 3, 4])
         XCTAssertEqual(read.items.map(\.1), ["a", "app: must be a non-empty string, got 3", "b"])
         XCTAssertGreaterThan(read.waits, 0, "read a chunk at a time")
@@ -83,8 +87,12 @@ final class EnvelopeReadingTests: XCTestCase {
     func testAFirstLineCutShortThatBeginsNoObjectIsReadAsJSONLines() throws {
         let read = try read("{\"app\":\n\"x\"}\n{\"app\":\"x\",\"id\":\"c\",\"payload\":{}}\n")
         XCTAssertEqual(read.items.map(\.0), [1, 2, 3])
-        XCTAssertEqual(read.items.map(\.1), ["invalid JSON: unexpected end of input at column 8",
-                                             "invalid JSON: trailing characters at column 4", "c"])
+        XCTAssertEqual(
+            read.items.map(\.1),
+            [
+                "invalid JSON: unexpected end of input at column 8",
+                "invalid JSON: trailing characters at column 4", "c",
+            ])
     }
 
     func testAFirstLineWrongBeforeItsEndIsABadLineAndTheRestIsStreamed() throws {

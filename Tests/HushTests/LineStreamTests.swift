@@ -26,7 +26,9 @@ final class LineStreamTests: XCTestCase {
 
     func inMemory(_ bytes: [UInt8]) throws -> [(String, Int)] {
         var lines: [(String, Int)] = []
-        try LineStream(bytes: bytes).forEachLine { line, number in lines.append((String(decoding: line, as: UTF8.self), number)) }
+        try LineStream(bytes: bytes).forEachLine { line, number in
+            lines.append((String(decoding: line, as: UTF8.self), number))
+        }
         return lines
     }
 

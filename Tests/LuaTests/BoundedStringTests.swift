@@ -5,23 +5,28 @@ import XCTest
 /// The sandbox's bounded string.find/match/gmatch/gsub/rep against Lua's own.
 final class BoundedStringTests: XCTestCase {
     private func fixture() throws -> String {
-        let url = try XCTUnwrap(Bundle.module.url(forResource: "strlib_compare", withExtension: "lua", subdirectory: "Fixtures"))
+        let url = try XCTUnwrap(
+            Bundle.module.url(forResource: "strlib_compare", withExtension: "lua", subdirectory: "Fixtures"))
         return try String(contentsOf: url, encoding: .utf8)
     }
 
     /// An interpreter with the original string functions in `orig`; the comparison does a lot of
     /// work, so the instruction budget is out of reach.
     private func comparisonState() throws -> LuaState {
-        let lua = try LuaState(limits: LuaLimits(memoryBytes: 256 << 20, graceMilliseconds: 1000, instructionLimit: 1 << 40,
-                                                 timeLimitMilliseconds: 0))
+        let lua = try LuaState(
+            limits: LuaLimits(
+                memoryBytes: 256 << 20, graceMilliseconds: 1000, instructionLimit: 1 << 40,
+                timeLimitMilliseconds: 0))
         XCTAssertTrue(lua.openOriginalStringLibraryForTesting())
         return lua
     }
 
     func testOriginalsAreSeparateFromTheSandboxedFunctions() throws {
         let lua = try comparisonState()
-        XCTAssertEqual(try evaluate(lua, "return orig.find ~= string.find and orig.rep ~= string.rep and orig.gsub ~= string.gsub"),
-                       .boolean(true))
+        XCTAssertEqual(
+            try evaluate(
+                lua, "return orig.find ~= string.find and orig.rep ~= string.rep and orig.gsub ~= string.gsub"),
+            .boolean(true))
         // Opening the originals did not give the script the real string metatable.
         XCTAssertEqual(try evaluate(lua, "return getmetatable('')"), .string("string"))
         XCTAssertEqual(try evaluate(lua, "return ('x').rep == string.rep"), .boolean(true))
@@ -49,22 +54,28 @@ final class BoundedStringTests: XCTestCase {
     func testFixtureFailsWithoutOriginals() throws {
         // The fixture is able to fail: in a plain sandbox it has nothing to compare against.
         let lua = try LuaState()
-        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, try! fixture(), chunkName: "strlib_compare.lua") })
+        let e = expectLuaError({ () throws(LuaError) in
+            try evaluate(lua, try! fixture(), chunkName: "strlib_compare.lua")
+        })
         XCTAssertTrue(e?.message.contains("orig") ?? false, e?.message ?? "")
     }
 
     func testFixtureDetectsADifference() throws {
         // Replace one bounded function with a subtly wrong one: the comparison must notice.
         let lua = try comparisonState()
-        try evaluate(lua, """
-        local find = string.find
-        string.find = function(s, p, init, plain)
-          local a, b = find(s, p, init, plain)
-          if a == 3 then return a + 1, b end
-          return a, b
-        end
-        """)
-        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, try! fixture(), chunkName: "strlib_compare.lua") })
+        try evaluate(
+            lua,
+            """
+            local find = string.find
+            string.find = function(s, p, init, plain)
+              local a, b = find(s, p, init, plain)
+              if a == 3 then return a + 1, b end
+              return a, b
+            end
+            """)
+        let e = expectLuaError({ () throws(LuaError) in
+            try evaluate(lua, try! fixture(), chunkName: "strlib_compare.lua")
+        })
         XCTAssertEqual(e?.kind, .runtime)
     }
 
@@ -74,7 +85,8 @@ final class BoundedStringTests: XCTestCase {
         let big = expectLuaError({ () throws(LuaError) in try evaluate(lua, "return string.rep('ab', 6)") })
         XCTAssertTrue(big?.message.contains("resulting string too large") ?? false, big?.message ?? "")
         let subject = String(repeating: "a", count: 500)
-        let steps = expectLuaError({ () throws(LuaError) in try evaluate(lua, "return string.find('\(subject)', '.-b')") })
+        let script = "return string.find('\(subject)', '.-b')"
+        let steps = expectLuaError({ () throws(LuaError) in try evaluate(lua, script) })
         XCTAssertTrue(steps?.message.contains("pattern too complex") ?? false, steps?.message ?? "")
         XCTAssertEqual(try evaluate(lua, "return string.find('hello', 'l+')"), .integer(3))
     }

@@ -9,7 +9,8 @@ final class CollectionCountTests: XCTestCase {
     /// sentinel's new table would not) must not end the count: the sentinel's table is the
     /// sandbox's, made with the cap off.
     func testCollectionsAreStillCountedAfterOneFinishesAtTheMemoryCap() throws {
-        let limits = LuaLimits(memoryBytes: 8 << 20, graceMilliseconds: 2, instructionLimit: 2_000_000_000, timeLimitMilliseconds: 0)
+        let limits = LuaLimits(
+            memoryBytes: 8 << 20, graceMilliseconds: 2, instructionLimit: 2_000_000_000, timeLimitMilliseconds: 0)
         // Memory so tight that only short strings fit, or a table too: some finishing
         // collection's sentinel then finds no room for its next table.
         for headroom in stride(from: 16, through: 72, by: 8) {
@@ -18,7 +19,7 @@ final class CollectionCountTests: XCTestCase {
             // pauses, so its ordinary steps (which run finalizers, unlike the emergency
             // collections of refused allocations) finish cycles.
             let squeeze = lua.register { [unowned lua] L throws(LuaState.HostError) in
-                _ = clua_gc(L, LUA_GCCOLLECT, 0) // (memory in use is then what is live)
+                _ = clua_gc(L, LUA_GCCOLLECT, 0)  // (memory in use is then what is live)
                 _ = clua_gc(L, LUA_GCSETPAUSE, 0)
                 _ = clua_gc(L, LUA_GCSETSTEPMUL, 1000)
                 var tight = limits
@@ -32,7 +33,8 @@ final class CollectionCountTests: XCTestCase {
             lua.setLimits(limits)
             let squeezed = lua.collections
             _ = try evaluate(lua, "local g for i = 1, 100000 do g = { i } end return 0")
-            XCTAssertGreaterThan(lua.collections, squeezed, "collections are counted again with room (\(headroom) bytes)")
+            XCTAssertGreaterThan(
+                lua.collections, squeezed, "collections are counted again with room (\(headroom) bytes)")
         }
     }
 }

@@ -64,9 +64,11 @@ final class LuaErrorTests: XCTestCase {
 
     func testSyntaxErrorCarriesFileAndLine() throws {
         let lua = try LuaState()
-        guard let e = expectLuaError({ () throws(LuaError) in
-            try lua.load("local a = 1\nlocal b = 2\nlocal c = = 3\n", chunkName: "policies/bad.lua")
-        }) else { return }
+        guard
+            let e = expectLuaError({ () throws(LuaError) in
+                try lua.load("local a = 1\nlocal b = 2\nlocal c = = 3\n", chunkName: "policies/bad.lua")
+            })
+        else { return }
         XCTAssertEqual(e.kind, .syntax)
         XCTAssertEqual(e.file, "policies/bad.lua")
         XCTAssertEqual(e.line, 3)
@@ -104,9 +106,11 @@ final class LuaErrorTests: XCTestCase {
 
     func testUnfinishedBlockPointsAtEndOfFile() throws {
         let lua = try LuaState()
-        guard let e = expectLuaError({ () throws(LuaError) in
-            try lua.load("if true then\n  x = 1\n\n", chunkName: "p.lua")
-        }) else { return }
+        guard
+            let e = expectLuaError({ () throws(LuaError) in
+                try lua.load("if true then\n  x = 1\n\n", chunkName: "p.lua")
+            })
+        else { return }
         XCTAssertEqual(e.kind, .syntax)
         XCTAssertEqual(e.file, "p.lua")
         XCTAssertEqual(e.line, 4)
@@ -115,9 +119,11 @@ final class LuaErrorTests: XCTestCase {
 
     func testRuntimeErrorCarriesFileLineAndTraceback() throws {
         let lua = try LuaState()
-        guard let e = expectLuaError({ () throws(LuaError) in
-            try evaluate(lua, "local x = nil\n\nreturn x.field", chunkName: "policies/rt.lua")
-        }) else { return }
+        guard
+            let e = expectLuaError({ () throws(LuaError) in
+                try evaluate(lua, "local x = nil\n\nreturn x.field", chunkName: "policies/rt.lua")
+            })
+        else { return }
         XCTAssertEqual(e.kind, .runtime)
         XCTAssertEqual(e.file, "policies/rt.lua")
         XCTAssertEqual(e.line, 3)
@@ -129,15 +135,17 @@ final class LuaErrorTests: XCTestCase {
     func testErrorCallsInsideFunctions() throws {
         let lua = try LuaState()
         let code = """
-        local function check(v)
-          if not v then
-            error("check failed")
-          end
-        end
-        check(true)
-        check(false)
-        """
-        guard let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, code, chunkName: "c.lua") }) else { return }
+            local function check(v)
+              if not v then
+                error("check failed")
+              end
+            end
+            check(true)
+            check(false)
+            """
+        guard let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, code, chunkName: "c.lua") }) else {
+            return
+        }
         XCTAssertEqual(e.kind, .runtime)
         XCTAssertEqual(e.file, "c.lua")
         XCTAssertEqual(e.line, 3)
@@ -145,9 +153,11 @@ final class LuaErrorTests: XCTestCase {
         XCTAssertTrue(e.traceback?.contains("c.lua:7") ?? false, "traceback names the caller: \(e.traceback ?? "")")
 
         // Level 2 blames the caller.
-        guard let e2 = expectLuaError({ () throws(LuaError) in
-            try evaluate(lua, "local function f() error('yours', 2) end\n\nf()", chunkName: "c.lua")
-        }) else { return }
+        guard
+            let e2 = expectLuaError({ () throws(LuaError) in
+                try evaluate(lua, "local function f() error('yours', 2) end\n\nf()", chunkName: "c.lua")
+            })
+        else { return }
         XCTAssertEqual(e2.line, 3)
         XCTAssertEqual(e2.message, "yours")
     }
@@ -217,7 +227,9 @@ final class LuaErrorTests: XCTestCase {
         let message = value.tableValue?.array.last?.stringValue ?? ""
         XCTAssertTrue(message.hasPrefix(#"[string "chunk"]:1:"#), message)
         // Raised as it is, the place is where the chunk says.
-        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, "error(select(2, load('\\nx = = 1', 'chunk')), 0)") })
+        let e = expectLuaError({ () throws(LuaError) in
+            try evaluate(lua, "error(select(2, load('\\nx = = 1', 'chunk')), 0)")
+        })
         XCTAssertEqual(e?.file, #"[string "chunk"]"#)
         XCTAssertEqual(e?.line, 2)
         // Through assert, Lua 5.4 adds the place of the assert in front (luaL_error).
@@ -232,15 +244,21 @@ final class LuaErrorTests: XCTestCase {
         let id = lua.register { _ throws(LuaState.HostError) in throw LuaState.HostError("host says no") }
         lua.pushHostFunction(id)
         lua.setGlobal("host")
-        guard let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, "local a = 1\n\nhost()", chunkName: "h.lua") }) else { return }
+        guard
+            let e = expectLuaError({ () throws(LuaError) in
+                try evaluate(lua, "local a = 1\n\nhost()", chunkName: "h.lua")
+            })
+        else { return }
         XCTAssertEqual(e.kind, .runtime)
         XCTAssertEqual(e.message, "host says no")
         XCTAssertEqual(e.file, "h.lua")
         XCTAssertEqual(e.line, 3)
         // And pcall sees the same message.
-        XCTAssertEqual(try evaluate(lua, "local ok, e = pcall(host) return e", chunkName: "h.lua"), .string("host says no"))
-        XCTAssertEqual(try evaluate(lua, "local ok, e = pcall(function() host() end) return e", chunkName: "h.lua"),
-                       .string("h.lua:1: host says no"))
+        XCTAssertEqual(
+            try evaluate(lua, "local ok, e = pcall(host) return e", chunkName: "h.lua"), .string("host says no"))
+        XCTAssertEqual(
+            try evaluate(lua, "local ok, e = pcall(function() host() end) return e", chunkName: "h.lua"),
+            .string("h.lua:1: host says no"))
     }
 
     func testHostFunctionsReturnValues() throws {

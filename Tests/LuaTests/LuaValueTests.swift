@@ -13,9 +13,11 @@ final class LuaValueTests: XCTestCase {
 
     func testScalarsRoundTrip() throws {
         let lua = try LuaState()
-        for value: LuaValue in [.nil, .boolean(true), .boolean(false), .integer(0), .integer(-7),
-                                .integer(.max), .integer(.min), .number(2.5), .number(-0.125), .number(1e300),
-                                .string(""), .string("plain")] {
+        for value: LuaValue in [
+            .nil, .boolean(true), .boolean(false), .integer(0), .integer(-7),
+            .integer(.max), .integer(.min), .number(2.5), .number(-0.125), .number(1e300),
+            .string(""), .string("plain"),
+        ] {
             XCTAssertEqual(roundTrip(lua, value), value)
         }
         // A float with an integral value stays a float.
@@ -66,7 +68,8 @@ final class LuaValueTests: XCTestCase {
 
     func testNestedTablesFromLua() throws {
         let lua = try LuaState()
-        let value = try evaluate(lua, #"return { 10, "two", { 3, x = "y" }, k = { a = true, [5] = 1.5 }, [100] = "far" }"#)
+        let value = try evaluate(
+            lua, #"return { 10, "two", { 3, x = "y" }, k = { a = true, [5] = 1.5 }, [100] = "far" }"#)
         guard let t = value.tableValue else { return XCTFail("expected a table, got \(value)") }
         XCTAssertEqual(t.array.count, 3)
         XCTAssertEqual(t.array[0], .integer(10))
@@ -82,11 +85,16 @@ final class LuaValueTests: XCTestCase {
 
     func testTablesRoundTripThroughPush() throws {
         let lua = try LuaState()
-        let inner = LuaTable(array: [.integer(1), .number(2.5)], entries: [LuaTableEntry(key: .string("deep"), value: .string("é\u{0}"))])
-        let table = LuaTable(array: [.string("a"), .table(inner), .boolean(false)],
-                             entries: [LuaTableEntry(key: .string("name"), value: .string("x")),
-                                       LuaTableEntry(key: .integer(10), value: .integer(-1)),
-                                       LuaTableEntry(key: .boolean(true), value: .table(LuaTable()))])
+        let inner = LuaTable(
+            array: [.integer(1), .number(2.5)], entries: [LuaTableEntry(key: .string("deep"), value: .string("é\u{0}"))]
+        )
+        let table = LuaTable(
+            array: [.string("a"), .table(inner), .boolean(false)],
+            entries: [
+                LuaTableEntry(key: .string("name"), value: .string("x")),
+                LuaTableEntry(key: .integer(10), value: .integer(-1)),
+                LuaTableEntry(key: .boolean(true), value: .table(LuaTable())),
+            ])
         let copy = roundTrip(lua, .table(table))
         guard let t = copy.tableValue else { return XCTFail("expected a table") }
         XCTAssertEqual(t.array, table.array)
@@ -97,18 +105,26 @@ final class LuaValueTests: XCTestCase {
         // Lua sees the same thing.
         lua.push(.table(table))
         lua.setGlobal("t")
-        XCTAssertEqual(try evaluate(lua, "return #t .. '|' .. t[2][2] .. '|' .. #t[2].deep .. '|' .. t.name .. '|' .. t[10] .. '|' .. type(t[true])"),
-                       .string("3|2.5|3|x|-1|table"))
+        XCTAssertEqual(
+            try evaluate(
+                lua,
+                "return #t .. '|' .. t[2][2] .. '|' .. #t[2].deep .. '|' .. t.name .. '|' .. t[10] .. '|' .. type(t[true])"
+            ),
+            .string("3|2.5|3|x|-1|table"))
     }
 
     func testPushingTableWithInvalidKeysDoesNotRaise() throws {
         // nil and NaN cannot be table keys in Lua; a raw set with one would raise outside any
         // protected call and abort the process. They are skipped instead.
         let lua = try LuaState()
-        let table = LuaTable(array: [], entries: [LuaTableEntry(key: .nil, value: .integer(1)),
-                                                  LuaTableEntry(key: .number(.nan), value: .integer(2)),
-                                                  LuaTableEntry(key: .other("userdata"), value: .integer(3)),
-                                                  LuaTableEntry(key: .string("ok"), value: .integer(4))])
+        let table = LuaTable(
+            array: [],
+            entries: [
+                LuaTableEntry(key: .nil, value: .integer(1)),
+                LuaTableEntry(key: .number(.nan), value: .integer(2)),
+                LuaTableEntry(key: .other("userdata"), value: .integer(3)),
+                LuaTableEntry(key: .string("ok"), value: .integer(4)),
+            ])
         let copy = roundTrip(lua, .table(table))
         XCTAssertEqual(copy.tableValue?.entries, [LuaTableEntry(key: .string("ok"), value: .integer(4))])
     }
@@ -170,8 +186,10 @@ final class LuaValueTests: XCTestCase {
         for _ in 0..<3000 { nested = .table(LuaTable(array: [nested])) }
         lua.push(nested)
         lua.setGlobal("n")
-        XCTAssertEqual(try evaluate(lua, "local d, x = 0, n while type(x) == 'table' do d = d + 1 x = x[1] end return d * 1000 + x"),
-                       .integer(3_000_042))
+        XCTAssertEqual(
+            try evaluate(
+                lua, "local d, x = 0, n while type(x) == 'table' do d = d + 1 x = x[1] end return d * 1000 + x"),
+            .integer(3_000_042))
     }
 
     func testExponentialSharingIsReadInBoundedTime() throws {
@@ -192,7 +210,8 @@ final class LuaValueTests: XCTestCase {
         let small = lua.value(at: -1)
         lua.pop()
         XCTAssertEqual(small.tableValue?.array.count, 8)
-        XCTAssertEqual(small.tableValue?.array.last?.tableValue?.array.last?.tableValue?.array.last?.tableValue?.array.count, 8)
+        XCTAssertEqual(
+            small.tableValue?.array.last?.tableValue?.array.last?.tableValue?.array.last?.tableValue?.array.count, 8)
     }
 
     func testValueCountLimit() throws {
@@ -204,7 +223,8 @@ final class LuaValueTests: XCTestCase {
         XCTAssertEqual(lua.value(at: -1, maxValues: 200), LuaState.tooLarge)
         lua.pop()
         lua.getGlobal("nested")
-        XCTAssertEqual(lua.value(at: -1, maxValues: 100), LuaState.tooLarge, "a table holding one too large is too large")
+        XCTAssertEqual(
+            lua.value(at: -1, maxValues: 100), LuaState.tooLarge, "a table holding one too large is too large")
         // A shared budget runs out across reads.
         var budget = 300
         XCTAssertNotNil(lua.value(at: -1, budget: &budget).tableValue)

@@ -10,15 +10,23 @@ final class RawFunctionsTests: XCTestCase {
             ("return pairs({}) == next", .boolean(true)),
             ("local f, t, k = pairs({ 1 }) return f == next and k == nil and #t == 1", .boolean(true)),
             ("local t = { a = 1, 2, 3 } local n = 0 for k, v in pairs(t) do n = n + 1 end return n", .integer(3)),
-            ("local t = setmetatable({}, { __pairs = function(t) return function(_, k) if not k then return 1, 'x' end end, t, nil end })"
-                + " local s = '' for k, v in pairs(t) do s = s .. k .. v end return s", .string("1x")),
+            (
+                "local t = setmetatable({}, { __pairs = function(t) return function(_, k) if not k then return 1, 'x' end end, t, nil end })"
+                    + " local s = '' for k, v in pairs(t) do s = s .. k .. v end return s", .string("1x")
+            ),
             ("return next({}) == nil and select('#', next({})) == 1", .boolean(true)),
             ("return next({ 7 })", .integer(1)),
             ("return select(2, next({ 7 }))", .integer(7)),
             ("return next({ 7 }, 1) == nil", .boolean(true)),
             ("return rawlen({ 1, 2, 3 }) + rawlen('abcd')", .integer(7)),
-            ("local t = setmetatable({}, { __index = function() return 5 end }) return rawget(t, 'x') == nil and t.x == 5", .boolean(true)),
-            ("local t = setmetatable({}, { __newindex = function() error('no') end }) return rawset(t, 'x', 1) == t and t.x == 1", .boolean(true)),
+            (
+                "local t = setmetatable({}, { __index = function() return 5 end }) return rawget(t, 'x') == nil and t.x == 5",
+                .boolean(true)
+            ),
+            (
+                "local t = setmetatable({}, { __newindex = function() error('no') end }) return rawset(t, 'x', 1) == t and t.x == 1",
+                .boolean(true)
+            ),
             ("return getmetatable({}) == nil", .boolean(true)),
             ("local mt = {} return getmetatable(setmetatable({}, mt)) == mt", .boolean(true)),
             ("return getmetatable(setmetatable({}, { __metatable = 'locked' }))", .string("locked")),

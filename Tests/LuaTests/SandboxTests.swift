@@ -4,22 +4,29 @@ import XCTest
 final class SandboxTests: XCTestCase {
     func testForbiddenGlobalsAreAbsent() throws {
         let lua = try LuaState()
-        for name in ["io", "os", "require", "package", "debug", "dofile", "loadfile", "collectgarbage", "coroutine",
-                     "warn", "loadstring", "module", "setfenv", "getfenv", "newproxy"] {
+        for name in [
+            "io", "os", "require", "package", "debug", "dofile", "loadfile", "collectgarbage", "coroutine",
+            "warn", "loadstring", "module", "setfenv", "getfenv", "newproxy",
+        ] {
             XCTAssertEqual(try evaluate(lua, "return type(\(name))"), .string("nil"), name)
             XCTAssertEqual(try evaluate(lua, "return rawget(_G, '\(name)') == nil"), .boolean(true), name)
         }
         // Nothing in _G is a way to them either.
-        let names = try evaluate(lua, "local n = {} for k in pairs(_G) do n[#n + 1] = k end table.sort(n) return table.concat(n, ' ')")
-        let allowed: Set<String> = ["_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "load", "math", "next",
-                                    "pairs", "pcall", "print", "rawequal", "rawget", "rawlen", "rawset", "select",
-                                    "setmetatable", "string", "table", "tonumber", "tostring", "type", "utf8", "xpcall"]
+        let names = try evaluate(
+            lua, "local n = {} for k in pairs(_G) do n[#n + 1] = k end table.sort(n) return table.concat(n, ' ')")
+        let allowed: Set<String> = [
+            "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "load", "math", "next",
+            "pairs", "pcall", "print", "rawequal", "rawget", "rawlen", "rawset", "select",
+            "setmetatable", "string", "table", "tonumber", "tostring", "type", "utf8", "xpcall",
+        ]
         XCTAssertEqual(Set((names.stringValue ?? "").split(separator: " ").map(String.init)), allowed)
     }
 
     func testAllowedLibrariesWork() throws {
         let lua = try LuaState()
-        XCTAssertEqual(try evaluate(lua, "return string.upper('abc') .. ('x'):rep(2) .. table.concat({ 1, 2 }, ',')"), .string("ABCxx1,2"))
+        XCTAssertEqual(
+            try evaluate(lua, "return string.upper('abc') .. ('x'):rep(2) .. table.concat({ 1, 2 }, ',')"),
+            .string("ABCxx1,2"))
         XCTAssertEqual(try evaluate(lua, "return math.max(1, 5) + math.floor(2.5)"), .integer(7))
         XCTAssertEqual(try evaluate(lua, "return utf8.char(233, 10003)"), .string("é✓"))
         XCTAssertEqual(try evaluate(lua, "return _G._G == _G and _VERSION"), .string("Lua 5.4"))
@@ -37,10 +44,12 @@ final class SandboxTests: XCTestCase {
 
     func testAccessingAbsentLibrariesNamesTheGlobal() throws {
         let lua = try LuaState()
-        for (code, global) in [("io.open('/etc/passwd')", "io"), ("os.execute('true')", "os"), ("require('x')", "require"),
-                               ("debug.getinfo(1)", "debug"), ("package.loadlib('x', 'y')", "package"),
-                               ("dofile('/etc/passwd')", "dofile"), ("loadfile('/etc/passwd')", "loadfile"),
-                               ("collectgarbage()", "collectgarbage"), ("coroutine.wrap(print)", "coroutine")] {
+        for (code, global) in [
+            ("io.open('/etc/passwd')", "io"), ("os.execute('true')", "os"), ("require('x')", "require"),
+            ("debug.getinfo(1)", "debug"), ("package.loadlib('x', 'y')", "package"),
+            ("dofile('/etc/passwd')", "dofile"), ("loadfile('/etc/passwd')", "loadfile"),
+            ("collectgarbage()", "collectgarbage"), ("coroutine.wrap(print)", "coroutine"),
+        ] {
             guard let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, code) }) else { continue }
             XCTAssertEqual(e.kind, .runtime, code)
             XCTAssertEqual(e.line, 1, code)
@@ -51,7 +60,8 @@ final class SandboxTests: XCTestCase {
     // MARK: load
 
     /// The header of a Lua 5.4 binary chunk followed by junk: it must be refused before anything runs.
-    static let bytecode = #""\27Lua\x54\x00\x19\x93\r\n\x1a\n\x04\x08\x08\x78\x56\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x28\x77\x40\x01""#
+    static let bytecode =
+        #""\27Lua\x54\x00\x19\x93\r\n\x1a\n\x04\x08\x08\x78\x56\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x28\x77\x40\x01""#
 
     func testLoadRefusesBytecode() throws {
         let lua = try LuaState()
@@ -64,7 +74,8 @@ final class SandboxTests: XCTestCase {
         XCTAssertEqual(binary.tableValue?.array.first, .boolean(true))
         XCTAssertTrue(binary.tableValue?.array.last?.stringValue?.contains("binary chunk") ?? false)
         // Calling the result is an error, never a run.
-        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, "return load(\(Self.bytecode), 'b', 'bt')()") })
+        let script = "return load(\(Self.bytecode), 'b', 'bt')()"
+        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, script) })
         XCTAssertEqual(e?.kind, .runtime)
         XCTAssertTrue(e?.message.contains("attempt to call a nil value") ?? false, e?.message ?? "")
     }
@@ -72,7 +83,9 @@ final class SandboxTests: XCTestCase {
     func testLoadRefusesReaderFunctions() throws {
         let lua = try LuaState()
         let e = expectLuaError({ () throws(LuaError) in
-            try evaluate(lua, "local parts = { 'return ', '1' } local i = 0 return load(function() i = i + 1 return parts[i] end)")
+            try evaluate(
+                lua,
+                "local parts = { 'return ', '1' } local i = 0 return load(function() i = i + 1 return parts[i] end)")
         })
         XCTAssertEqual(e?.kind, .runtime)
         XCTAssertTrue(e?.message.contains("only text chunks") ?? false, e?.message ?? "")
@@ -101,9 +114,13 @@ final class SandboxTests: XCTestCase {
         let lua = try LuaState()
         XCTAssertEqual(try evaluate(lua, "return load('return y', 'c', 't', { y = 7 })()"), .integer(7))
         XCTAssertEqual(try evaluate(lua, "return load('return print', 'c', 't', {})()"), .nil)
-        XCTAssertEqual(try evaluate(lua, "local env = {} load('z = 3', 'c', 't', env)() return env.z + (rawget(_G, 'z') or 0)"), .integer(3))
+        XCTAssertEqual(
+            try evaluate(lua, "local env = {} load('z = 3', 'c', 't', env)() return env.z + (rawget(_G, 'z') or 0)"),
+            .integer(3))
         // An explicit nil environment: globals are unreachable.
-        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, "return load('return print', 'c', 't', nil)()") })
+        let e = expectLuaError({ () throws(LuaError) in
+            try evaluate(lua, "return load('return print', 'c', 't', nil)()")
+        })
         XCTAssertEqual(e?.kind, .runtime)
     }
 
@@ -114,21 +131,26 @@ final class SandboxTests: XCTestCase {
         XCTAssertEqual(try evaluate(lua, "return getmetatable('')"), .string("string"))
         XCTAssertEqual(try evaluate(lua, "return getmetatable('abc')"), .string("string"))
         XCTAssertEqual(try evaluate(lua, "return getmetatable('').__index"), .nil)
-        let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, "getmetatable('').__index = { upper = print }") })
+        let e = expectLuaError({ () throws(LuaError) in
+            try evaluate(lua, "getmetatable('').__index = { upper = print }")
+        })
         XCTAssertEqual(e?.kind, .runtime)
         let s = expectLuaError({ () throws(LuaError) in try evaluate(lua, "setmetatable('', {})") })
         XCTAssertEqual(s?.kind, .runtime)
         // Methods still work, and are the sandbox's bounded ones.
         XCTAssertEqual(try evaluate(lua, "return ('abc'):upper()"), .string("ABC"))
-        XCTAssertEqual(try evaluate(lua, "return ('x').rep == string.rep and ('x').find == string.find"), .boolean(true))
+        XCTAssertEqual(
+            try evaluate(lua, "return ('x').rep == string.rep and ('x').find == string.find"), .boolean(true))
     }
 
     func testFinalizersAreRefused() throws {
         // A __gc would run script code during a collection, with the count hook off.
         let lua = try LuaState()
-        for code in ["setmetatable({}, { __gc = function() while true do end end })",
-                     "setmetatable({}, { __gc = false })",
-                     "local mt = { __gc = print } setmetatable({}, mt)"] {
+        for code in [
+            "setmetatable({}, { __gc = function() while true do end end })",
+            "setmetatable({}, { __gc = false })",
+            "local mt = { __gc = print } setmetatable({}, mt)",
+        ] {
             let e = expectLuaError({ () throws(LuaError) in try evaluate(lua, code) })
             XCTAssertEqual(e?.kind, .runtime, code)
             XCTAssertEqual(e?.message, "__gc metamethods are not allowed in a policy", code)
@@ -145,7 +167,9 @@ final class SandboxTests: XCTestCase {
 
     func testSetmetatableStillBehavesLikeLua() throws {
         let lua = try LuaState()
-        XCTAssertEqual(try evaluate(lua, "local t = {} return setmetatable(t, nil) == t and getmetatable(t) == nil"), .boolean(true))
+        XCTAssertEqual(
+            try evaluate(lua, "local t = {} return setmetatable(t, nil) == t and getmetatable(t) == nil"),
+            .boolean(true))
         let p = expectLuaError({ () throws(LuaError) in
             try evaluate(lua, "local t = setmetatable({}, { __metatable = 'no' }) setmetatable(t, {})")
         })
@@ -156,10 +180,13 @@ final class SandboxTests: XCTestCase {
 
     func testOrdinaryMetatablesWork() throws {
         let lua = try LuaState()
-        XCTAssertEqual(try evaluate(lua, "local t = setmetatable({}, { __index = function(_, k) return k .. '!' end }) return t.hey"),
-                       .string("hey!"))
-        XCTAssertEqual(try evaluate(lua, "local t = setmetatable({}, { __metatable = 'locked' }) return getmetatable(t)"),
-                       .string("locked"))
+        XCTAssertEqual(
+            try evaluate(
+                lua, "local t = setmetatable({}, { __index = function(_, k) return k .. '!' end }) return t.hey"),
+            .string("hey!"))
+        XCTAssertEqual(
+            try evaluate(lua, "local t = setmetatable({}, { __metatable = 'locked' }) return getmetatable(t)"),
+            .string("locked"))
     }
 
     // MARK: print

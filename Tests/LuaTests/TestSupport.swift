@@ -4,7 +4,9 @@ import XCTest
 /// Loads `code` as a chunk and calls it inside its own budget window with the state's current
 /// limits; returns the first result copied into Swift.
 @discardableResult
-func evaluate(_ lua: LuaState, _ code: String, chunkName: String = "test.lua", depth: Int = 16) throws(LuaError) -> LuaValue {
+func evaluate(_ lua: LuaState, _ code: String, chunkName: String = "test.lua", depth: Int = 16) throws(LuaError)
+    -> LuaValue
+{
     let top = lua.top
     try lua.load(code, chunkName: chunkName)
     lua.beginBudget()
@@ -16,7 +18,9 @@ func evaluate(_ lua: LuaState, _ code: String, chunkName: String = "test.lua", d
 }
 
 /// Runs `body` and returns the LuaError it throws, failing the test when it throws nothing.
-func expectLuaError(_ body: () throws(LuaError) -> Void, file: StaticString = #filePath, line: UInt = #line) -> LuaError? {
+func expectLuaError(_ body: () throws(LuaError) -> Void, file: StaticString = #filePath, line: UInt = #line)
+    -> LuaError?
+{
     do {
         try body()
         XCTFail("expected a LuaError, got success", file: file, line: line)

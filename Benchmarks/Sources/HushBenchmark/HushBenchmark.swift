@@ -9,7 +9,8 @@ import Hush
 struct HushBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hush-benchmark",
-        abstract: "Measure the library: decisions/s and latency on one core and on several, memory over many evaluations, policy load time.",
+        abstract:
+            "Measure the library: decisions/s and latency on one core and on several, memory over many evaluations, policy load time.",
         discussion: """
             STREAM is JSON Lines (Benchmarks/generate.py). Every line is decoded before timing starts: \
             the figures are the library's Session.evaluate alone (decisions, state, rules), one session \
@@ -20,7 +21,10 @@ struct HushBenchmark: ParsableCommand {
     @Option(help: ArgumentHelp("The policy.", valueName: "file"))
     var policy = "Benchmarks/standard.lua"
 
-    @Option(help: ArgumentHelp("The device context (JSON). Default: Benchmarks/context.json if present, else Europe/Berlin, locked.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The device context (JSON). Default: Benchmarks/context.json if present, else Europe/Berlin, locked.",
+            valueName: "file"))
     var context: String?
 
     @Option(help: "Passes over the stream for the one-core figure (each with fresh state; the best counts).")
@@ -77,7 +81,9 @@ struct HushBenchmark: ParsableCommand {
         figures["stream_notifications"] = Double(envelopes.count)
         figures["stream_users"] = Double(Set(envelopes.map(\.user)).count)
         figures["stream_decoded_mb"] = Double(Memory.residentBytes() - rssBeforeStream) / 1e6
-        progress("hush-benchmark: \(envelopes.count) notifications, \(Int(figures["stream_users"]!)) users; policy \(policy)")
+        progress(
+            "hush-benchmark: \(envelopes.count) notifications, \(Int(figures["stream_users"]!)) users; policy \(policy)"
+        )
 
         // (1) one core: whole passes over the stream, fresh state each, the best pass counts (by
         // CPU time and by wall clock separately: on a shared machine the slow passes are the
@@ -85,7 +91,10 @@ struct HushBenchmark: ParsableCommand {
         var bestCPU = 0.0, bestWall = 0.0
         for pass in 0..<passes {
             let run = try Runs.evaluate(engine: engine, envelopes: envelopes, context: context, shiftWeeks: 0)
-            progress(String(format: "  one core, pass %d: %.0f decisions/s (wall), %.0f (CPU)", pass + 1, run.wallRate, run.cpuRate))
+            progress(
+                String(
+                    format: "  one core, pass %d: %.0f decisions/s (wall), %.0f (CPU)", pass + 1, run.wallRate,
+                    run.cpuRate))
             bestCPU = max(bestCPU, run.cpuRate)
             bestWall = max(bestWall, run.wallRate)
         }
@@ -104,7 +113,8 @@ struct HushBenchmark: ParsableCommand {
         var decodeCPU = Double.infinity, writeCPU = Double.infinity
         for _ in 0..<passes {
             decodeCPU = min(decodeCPU, try Runs.decoding(engine: engine, stream: bytes).cpu)
-            writeCPU = min(writeCPU, try Runs.writingDecisions(engine: engine, envelopes: envelopes, context: context).cpu)
+            writeCPU = min(
+                writeCPU, try Runs.writingDecisions(engine: engine, envelopes: envelopes, context: context).cpu)
         }
         figures["decode_ns_per_line_cpu"] = decodeCPU * 1e9 / Double(envelopes.count)
         figures["decision_json_ns_cpu"] = writeCPU * 1e9 / Double(envelopes.count)
@@ -113,10 +123,14 @@ struct HushBenchmark: ParsableCommand {
         if threads > 1 {
             var parallelCPU = 0.0, parallelWall = 0.0
             for pass in 0..<passes {
-                let parallel = try Runs.parallel(engine: engine, envelopes: envelopes, stream: bytes,
-                                                 context: context, threads: threads)
-                progress(String(format: "  %d cores, pass %d: %.0f decisions/s (wall), %.0f (sum of the threads' CPU-time rates)",
-                                threads, pass + 1, parallel.wallRate, parallel.cpuRate))
+                let parallel = try Runs.parallel(
+                    engine: engine, envelopes: envelopes, stream: bytes,
+                    context: context, threads: threads)
+                progress(
+                    String(
+                        format:
+                            "  %d cores, pass %d: %.0f decisions/s (wall), %.0f (sum of the threads' CPU-time rates)",
+                        threads, pass + 1, parallel.wallRate, parallel.cpuRate))
                 parallelCPU = max(parallelCPU, parallel.cpuRate)
                 parallelWall = max(parallelWall, parallel.wallRate)
             }
@@ -129,7 +143,8 @@ struct HushBenchmark: ParsableCommand {
 
         // Memory over many evaluations: the stream replayed week after week on one session.
         if evaluations > 0 {
-            let memory = try Runs.memory(engine: engine, envelopes: envelopes, context: context, evaluations: evaluations)
+            let memory = try Runs.memory(
+                engine: engine, envelopes: envelopes, context: context, evaluations: evaluations)
             figures["memory_evaluations"] = Double(memory.evaluations)
             figures["memory_rss_after_first_week_mb"] = memory.first / 1e6
             figures["memory_rss_end_mb"] = memory.last / 1e6

@@ -25,7 +25,9 @@ enum Runs {
         return e
     }
 
-    static func evaluate(engine: Engine, envelopes: [Envelope], context: EvaluationContext, shiftWeeks: Int) throws -> Run {
+    static func evaluate(engine: Engine, envelopes: [Envelope], context: EvaluationContext, shiftWeeks: Int) throws
+        -> Run
+    {
         let session = try engine.makeSession()
         let w0 = Stopwatch.wall(), c0 = Stopwatch.threadCPU()
         for e in envelopes {
@@ -60,7 +62,9 @@ enum Runs {
         return Run(count: decisions.count, wall: w1 - w0, cpu: c1 - c0)
     }
 
-    static func latencies(engine: Engine, envelopes: [Envelope], context: EvaluationContext) throws -> (p50: Double, p99: Double, p999: Double) {
+    static func latencies(engine: Engine, envelopes: [Envelope], context: EvaluationContext) throws -> (
+        p50: Double, p99: Double, p999: Double
+    ) {
         let session = try engine.makeSession()
         var samples = [UInt32](repeating: 0, count: envelopes.count)
         for (i, e) in envelopes.enumerated() {
@@ -78,8 +82,10 @@ enum Runs {
     /// Each thread decodes its own users' lines (before the clock starts), so, as in a program that
     /// serves users from several threads, no string of a notification is shared between threads.
     /// `envelopes` are the stream's lines, decoded, for their users.
-    static func parallel(engine: Engine, envelopes: [Envelope], stream: [UInt8], context: EvaluationContext,
-                         threads: Int) throws -> Run {
+    static func parallel(
+        engine: Engine, envelopes: [Envelope], stream: [UInt8], context: EvaluationContext,
+        threads: Int
+    ) throws -> Run {
         var users: [String: Int] = [:]
         // Each thread's lines, as JSON Lines of their own.
         var parts = [[UInt8]](repeating: [], count: threads)
@@ -141,8 +147,10 @@ enum Runs {
         func fail(_ message: String) { lock.lock(); failure = message; lock.unlock() }
     }
 
-    static func memory(engine: Engine, envelopes: [Envelope], context: EvaluationContext,
-                       evaluations: Int) throws -> (evaluations: Int, first: Double, last: Double, cpuRate: Double) {
+    static func memory(
+        engine: Engine, envelopes: [Envelope], context: EvaluationContext,
+        evaluations: Int
+    ) throws -> (evaluations: Int, first: Double, last: Double, cpuRate: Double) {
         let session = try engine.makeSession()
         var done = 0
         var week = 0

@@ -1,8 +1,8 @@
-import HushState
-package import HushJSON
 import Foundation
 package import HushCore
+package import HushJSON
 package import HushPolicy
+import HushState
 import Lua
 
 /// Policy tests written in Lua beside the policy (`policies/work_test.lua` tests `policies/work.lua`),
@@ -70,7 +70,8 @@ package struct PolicyTestSuite: Sendable {
     /// `_test`, unless the file says `policy "other.lua"` (paths relative to the test file).
     package init(testFile: String) throws(PolicyLoadError) {
         self.testFile = testFile
-        guard let data = FileManager.default.contents(atPath: testFile), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: testFile), let text = String(data: data, encoding: .utf8)
+        else {
             throw PolicyLoadError(problems: [PolicyProblem(file: testFile, line: 0, message: "cannot be read")])
         }
         let lua: LuaState
@@ -86,7 +87,9 @@ package struct PolicyTestSuite: Sendable {
             lua.endBudget()
             registry = lua.reference()
         } catch {
-            throw PolicyLoadError(problems: [PolicyProblem(file: error.file ?? testFile, line: error.line ?? 0, message: error.message)])
+            throw PolicyLoadError(problems: [
+                PolicyProblem(file: error.file ?? testFile, line: error.line ?? 0, message: error.message)
+            ])
         }
         var stopped: PolicyProblem?
         do {
@@ -96,7 +99,8 @@ package struct PolicyTestSuite: Sendable {
             // and the tests declared before it are still worth running.
             let problem = PolicyProblem(file: error.file ?? testFile, line: error.line ?? 0, message: error.message)
             if error.kind == .syntax { throw PolicyLoadError(problems: [problem]) }
-            stopped = PolicyProblem(file: problem.file, line: problem.line, message: problem.message + "; the tests after it did not run")
+            stopped = PolicyProblem(
+                file: problem.file, line: problem.line, message: problem.message + "; the tests after it did not run")
         }
         lua.pushReference(registry)
         let recorded = lua.value(at: -1, depth: 24)
@@ -117,16 +121,23 @@ package struct PolicyTestSuite: Sendable {
                 if let raw = entry["error"]?.stringValue {
                     // The test's function raised an error: that test fails, the others run.
                     var error = LuaError(kind: .runtime, raw: raw)
-                    if let file = error.file, file.hasPrefix("..."), testFile.hasSuffix(file.dropFirst(3)) { error.file = testFile }
-                    cases.append(TestCase(name: name, file: testFile, line: line, spec: JSONObject(), problems: [error.description]))
+                    if let file = error.file, file.hasPrefix("..."), testFile.hasSuffix(file.dropFirst(3)) {
+                        error.file = testFile
+                    }
+                    cases.append(
+                        TestCase(
+                            name: name, file: testFile, line: line, spec: JSONObject(), problems: [error.description]))
                     continue
                 }
                 guard case .object(let spec) = Self.json(from: entry["spec"] ?? .nil) else {
-                    cases.append(TestCase(name: name, file: testFile, line: line, spec: JSONObject(),
-                                          problems: ["needs a table { notification = …, expect = … }, or a function returning one"]))
+                    cases.append(
+                        TestCase(
+                            name: name, file: testFile, line: line, spec: JSONObject(),
+                            problems: ["needs a table { notification = …, expect = … }, or a function returning one"]))
                     continue
                 }
-                cases.append(TestCase(name: name, file: testFile, line: line, spec: spec, problems: Self.problems(in: spec)))
+                cases.append(
+                    TestCase(name: name, file: testFile, line: line, spec: spec, problems: Self.problems(in: spec)))
             default:
                 break
             }
@@ -147,9 +158,11 @@ package struct PolicyTestSuite: Sendable {
 
     /// The decision's fields in the order it prints them (docs/reference.md, "Decision"), and the fields of the ones that
     /// are objects. `expect` may list only these; failures name them in this order.
-    package static let decisionFields = ["id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough",
-                                        "alert", "badge", "announcement", "group", "placeholder", "summary_at", "replaces",
-                                        "reasons", "rules", "errors", "trace"]
+    package static let decisionFields = [
+        "id", "app", "user", "delivery", "level", "requested_level", "focus", "breakthrough",
+        "alert", "badge", "announcement", "group", "placeholder", "summary_at", "replaces",
+        "reasons", "rules", "errors", "trace",
+    ]
     package static let objectFields = [
         "alert": ["sound", "sound_name", "volume", "vibrate", "wake_screen", "banner", "lock_screen", "bypass_ringer"],
         "group": ["id", "count", "summary"],
@@ -171,7 +184,9 @@ package struct PolicyTestSuite: Sendable {
         if let donated = spec["interactions"] {
             if case .array(let items) = donated {
                 for (i, item) in items.enumerated() {
-                    do { _ = try Interaction.decode(item) } catch { out.append(describe(error, in: "interactions[\(i + 1)]")) }
+                    do { _ = try Interaction.decode(item) } catch {
+                        out.append(describe(error, in: "interactions[\(i + 1)]"))
+                    }
                 }
             } else {
                 out.append("interactions: must be a list of interactions")
@@ -180,14 +195,18 @@ package struct PolicyTestSuite: Sendable {
         if let before = spec["before"] {
             if case .array(let items) = before {
                 for (i, item) in items.enumerated() {
-                    do { _ = try Envelope.decode(item, fallbackID: "check") } catch { out.append(describe(error, in: "before[\(i + 1)]")) }
+                    do { _ = try Envelope.decode(item, fallbackID: "check") } catch {
+                        out.append(describe(error, in: "before[\(i + 1)]"))
+                    }
                 }
             } else {
                 out.append("before: must be a list of notifications")
             }
         }
         if let notification = spec["notification"] {
-            do { _ = try Envelope.decode(notification, fallbackID: "check") } catch { out.append(describe(error, in: "notification")) }
+            do { _ = try Envelope.decode(notification, fallbackID: "check") } catch {
+                out.append(describe(error, in: "notification"))
+            }
         }
         switch spec["expect"] {
         case .object(let expect)?:
@@ -223,27 +242,27 @@ package struct PolicyTestSuite: Sendable {
     }
 
     static let prelude = #"""
-local callsite = ...
-local recorded = {}
-null = "\0hush-null\0"
-function test(name, spec)
-  local file, line = callsite(2)
-  local entry = { kind = "test", name = name, spec = spec, line = line }
-  if type(spec) == "function" then
-    -- Built now, but an error fails only this test.
-    local ok, result = pcall(spec)
-    if ok then entry.spec = result else entry.spec, entry.error = nil, tostring(result) end
-  end
-  recorded[#recorded + 1] = entry
-end
-function policy(...)
-  local file, line = callsite(2)
-  local paths = { ... }
-  if type(paths[1]) == "table" then paths = paths[1] end
-  recorded[#recorded + 1] = { kind = "policy", paths = paths, line = line }
-end
-return recorded
-"""#
+        local callsite = ...
+        local recorded = {}
+        null = "\0hush-null\0"
+        function test(name, spec)
+          local file, line = callsite(2)
+          local entry = { kind = "test", name = name, spec = spec, line = line }
+          if type(spec) == "function" then
+            -- Built now, but an error fails only this test.
+            local ok, result = pcall(spec)
+            if ok then entry.spec = result else entry.spec, entry.error = nil, tostring(result) end
+          end
+          recorded[#recorded + 1] = entry
+        end
+        function policy(...)
+          local file, line = callsite(2)
+          local paths = { ... }
+          if type(paths[1]) == "table" then paths = paths[1] end
+          recorded[#recorded + 1] = { kind = "policy", paths = paths, line = line }
+        end
+        return recorded
+        """#
 
     /// Lua table → JSON: a table with only 1…n keys is an array, `{}` an empty object, and the
     /// global `null` (a string no JSON input would hold) JSON null.
@@ -281,7 +300,9 @@ return recorded
         for test in cases {
             let problems = problems(of: test, policy: engine.policy)
             let messages = problems.isEmpty ? run(test, engine: engine) : problems
-            if messages.isEmpty { result.passed += 1 } else {
+            if messages.isEmpty {
+                result.passed += 1
+            } else {
                 result.failures.append(Failure(file: test.file, line: test.line, test: test.name, messages: messages))
             }
         }
@@ -321,8 +342,9 @@ return recorded
                     try session.evaluate(try envelope(item, "before[\(i + 1)]"), context: context, wallClock: wallClock)
                 }
             }
-            let decision = try session.evaluate(try envelope(test.spec["notification"] ?? .null, "notification"),
-                                                context: context, explain: true, wallClock: wallClock)
+            let decision = try session.evaluate(
+                try envelope(test.spec["notification"] ?? .null, "notification"),
+                context: context, explain: true, wallClock: wallClock)
             let got = try JSONParser.parse(decision.jsonString)
             var messages: [String] = []
             compare(expected: test.spec["expect"] ?? .object(JSONObject()), got: got, path: "", into: &messages)

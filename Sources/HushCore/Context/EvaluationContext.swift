@@ -1,4 +1,5 @@
 package import HushJSON
+
 /// The device's state at evaluation time (docs/reference.md, "Context"). Every field is optional in the input.
 public struct EvaluationContext: Sendable, Hashable {
     /// Which focus is on, as the device says.
@@ -42,8 +43,10 @@ public struct EvaluationContext: Sendable, Hashable {
     public var audio: Audio
 
     /// A context; every field has the default a locked phone with no focus set by hand has.
-    public init(now: Double? = nil, timezone: String? = nil, focus: FocusSelection = .automatic, locked: Bool = true,
-                ringer: Ringer = .ring, audio: Audio = .none) {
+    public init(
+        now: Double? = nil, timezone: String? = nil, focus: FocusSelection = .automatic, locked: Bool = true,
+        ringer: Ringer = .ring, audio: Audio = .none
+    ) {
         self.now = now
         self.timezone = timezone
         self.focus = focus
@@ -62,17 +65,22 @@ extension EvaluationContext {
         var context = EvaluationContext()
         let known = ["now", "timezone", "focus", "locked", "ringer", "audio"]
         for key in object.keys where !known.contains(key) {
-            throw InputError(field: key, "unknown context key\(Spelling.hint(for: key, in: known)) (known: \(known.joined(separator: ", ")))")
+            throw InputError(
+                field: key,
+                "unknown context key\(Spelling.hint(for: key, in: known)) (known: \(known.joined(separator: ", ")))")
         }
         if let value = object["now"], !value.isNull {
             guard case .string(let s) = value, let t = RFC3339.parse(s) else {
-                throw InputError(field: "now", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
+                throw InputError(
+                    field: "now", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
             }
             context.now = t
         }
         if let value = object["timezone"], !value.isNull {
             guard case .string(let s) = value, ZoneClock.isKnown(s) else {
-                throw InputError(field: "timezone", "must be an IANA time zone name such as \"Europe/Berlin\", got \(value.quotedForError)")
+                throw InputError(
+                    field: "timezone",
+                    "must be an IANA time zone name such as \"Europe/Berlin\", got \(value.quotedForError)")
             }
             context.timezone = s
         }
@@ -87,7 +95,9 @@ extension EvaluationContext {
             }
         }
         if let value = object["locked"], !value.isNull {
-            guard case .bool(let b) = value else { throw InputError(field: "locked", "must be true or false, got \(value.quotedForError)") }
+            guard case .bool(let b) = value else {
+                throw InputError(field: "locked", "must be true or false, got \(value.quotedForError)")
+            }
             context.locked = b
         }
         if let value = object["ringer"], !value.isNull {
@@ -98,7 +108,8 @@ extension EvaluationContext {
         }
         if let value = object["audio"], !value.isNull {
             guard case .string(let s) = value, let a = Audio(rawValue: s) else {
-                throw InputError(field: "audio", "must be \"none\", \"headphones\" or \"carplay\", got \(value.quotedForError)")
+                throw InputError(
+                    field: "audio", "must be \"none\", \"headphones\" or \"carplay\", got \(value.quotedForError)")
             }
             context.audio = a
         }

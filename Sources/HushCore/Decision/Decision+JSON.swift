@@ -1,4 +1,5 @@
 package import HushJSON
+
 extension Decision {
     /// The decision as one line of JSON, keys in the documented order (docs/reference.md, "Decision").
     package func write(to w: inout JSONWriter) {

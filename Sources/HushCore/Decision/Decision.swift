@@ -50,8 +50,10 @@ public struct Decision: Sendable, Hashable {
         /// Whether it sounds through the ringer switch: critical alerts only.
         public var bypassRinger: Bool
 
-        package init(sound: Bool, soundName: String?, volume: Double?, vibrate: Bool, wakeScreen: Bool, banner: Bool,
-                    lockScreen: Bool, bypassRinger: Bool) {
+        package init(
+            sound: Bool, soundName: String?, volume: Double?, vibrate: Bool, wakeScreen: Bool, banner: Bool,
+            lockScreen: Bool, bypassRinger: Bool
+        ) {
             self.sound = sound
             self.soundName = soundName
             self.volume = volume
@@ -114,8 +116,10 @@ public struct Decision: Sendable, Hashable {
     /// UTC offset of the context's time zone at `summaryAt`, for rendering it.
     package var summaryAtOffset: Int = 0
 
-    package init(id: String, app: String, user: String, delivery: Delivery, level: InterruptionLevel,
-                requestedLevel: InterruptionLevel) {
+    package init(
+        id: String, app: String, user: String, delivery: Delivery, level: InterruptionLevel,
+        requestedLevel: InterruptionLevel
+    ) {
         self.id = id
         self.app = app
         self.user = user

@@ -1,4 +1,5 @@
 package import HushJSON
+
 extension Envelope {
     /// Largest payload APNs accepts, in bytes.
     package static let maximumPayloadBytes = 4096
@@ -7,7 +8,8 @@ extension Envelope {
 
     /// Decodes and validates one envelope. `fallbackID` names a notification that has neither an
     /// `id` nor an `apns-collapse-id`.
-    package static func decode(_ json: JSONValue, fallbackID: @autoclosure () -> String) throws(InputError) -> Envelope {
+    package static func decode(_ json: JSONValue, fallbackID: @autoclosure () -> String) throws(InputError) -> Envelope
+    {
         guard case .object(let root) = json else {
             throw InputError(field: nil, "a notification must be a JSON object, got \(json.typeName)")
         }
@@ -45,7 +47,9 @@ extension Envelope {
                 }
             }
         }
-        guard let appValue = appMember else { throw InputError(field: "app", "is required (the sending app's bundle id)") }
+        guard let appValue = appMember else {
+            throw InputError(field: "app", "is required (the sending app's bundle id)")
+        }
         guard case .string(let app) = appValue, !app.isEmpty else {
             throw InputError(field: "app", "must be a non-empty string, got \(appValue.quotedForError)")
         }
@@ -73,20 +77,26 @@ extension Envelope {
         let pushType = try optionalString(headers[plainKey: "apns-push-type"], field: "headers.apns-push-type")
         let collapseID = try optionalString(headers[plainKey: "apns-collapse-id"], field: "headers.apns-collapse-id")
         if let collapseID, collapseID.utf8.count > maximumCollapseIDBytes {
-            throw InputError(field: "headers.apns-collapse-id",
-                             "is \(collapseID.utf8.count) bytes; APNs allows at most \(maximumCollapseIDBytes)")
+            throw InputError(
+                field: "headers.apns-collapse-id",
+                "is \(collapseID.utf8.count) bytes; APNs allows at most \(maximumCollapseIDBytes)")
         }
-        let priority = try optionalInteger(headers[plainKey: "apns-priority"], field: "headers.apns-priority", allowString: true)
+        let priority = try optionalInteger(
+            headers[plainKey: "apns-priority"], field: "headers.apns-priority", allowString: true)
         if let priority, ![10, 5, 1].contains(priority) {
             throw InputError(field: "headers.apns-priority", "must be 10, 5 or 1, got \(priority)")
         }
-        let expiration = try optionalInteger(headers[plainKey: "apns-expiration"], field: "headers.apns-expiration", allowString: true)
+        let expiration = try optionalInteger(
+            headers[plainKey: "apns-expiration"], field: "headers.apns-expiration", allowString: true)
 
         // The size APNs sees: the payload written as compact JSON (counted, not written).
         let payloadBytes = JSONWriter.byteCount(of: payloadValue)
         let limit = pushType == "voip" ? maximumVoIPPayloadBytes : maximumPayloadBytes
         if payloadBytes > limit {
-            throw InputError(field: "payload", "is \(payloadBytes) bytes; APNs allows at most \(limit) for \(pushType == "voip" ? "VoIP" : "this") push type")
+            throw InputError(
+                field: "payload",
+                "is \(payloadBytes) bytes; APNs allows at most \(limit) for \(pushType == "voip" ? "VoIP" : "this") push type"
+            )
         }
 
         let id: String
@@ -108,7 +118,8 @@ extension Envelope {
         var date: Double?
         if let value = dateMember {
             guard case .string(let s) = value, let parsed = RFC3339.parse(s) else {
-                throw InputError(field: "date", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
+                throw InputError(
+                    field: "date", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(value.quotedForError)")
             }
             date = parsed
         }
@@ -144,13 +155,16 @@ extension Envelope {
                 if case .object(let object) = item { type = object[plainKey: "type"] }
                 guard let type else { throw InputError(field: "attachments[\(i)].type", "is required") }
                 guard case .string(let s) = type, ["image", "audio", "video", "file"].contains(s) else {
-                    throw InputError(field: "attachments[\(i)].type", "must be image, audio, video or file, got \(type.quotedForError)")
+                    throw InputError(
+                        field: "attachments[\(i)].type",
+                        "must be image, audio, video or file, got \(type.quotedForError)")
                 }
                 attachments.append(s)
             }
         }
         return Envelope(
-            app: app, id: id, idIsGenerated: idIsGenerated, collapseKey: collapseID ?? id, withdraw: withdraw, date: date, user: user, headers: headers, payload: payload,
+            app: app, id: id, idIsGenerated: idIsGenerated, collapseKey: collapseID ?? id, withdraw: withdraw,
+            date: date, user: user, headers: headers, payload: payload,
             pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
             title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
             summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,
@@ -226,13 +240,16 @@ extension Envelope {
                 case .string(let s): body = s
                 case .object(let object):
                     title = try Envelope.optionalString(object[plainKey: "title"], field: "payload.aps.alert.title")
-                    subtitle = try Envelope.optionalString(object[plainKey: "subtitle"], field: "payload.aps.alert.subtitle")
+                    subtitle = try Envelope.optionalString(
+                        object[plainKey: "subtitle"], field: "payload.aps.alert.subtitle")
                     body = try Envelope.optionalString(object[plainKey: "body"], field: "payload.aps.alert.body")
-                    summaryArgument = try Envelope.optionalString(object[plainKey: "summary-arg"], field: "payload.aps.alert.summary-arg")
+                    summaryArgument = try Envelope.optionalString(
+                        object[plainKey: "summary-arg"], field: "payload.aps.alert.summary-arg")
                     if let value = object[plainKey: "summary-arg-count"] {
                         guard let count = value.intValue, count > 0 else {
-                            throw InputError(field: "payload.aps.alert.summary-arg-count",
-                                             "must be a positive integer, got \(value.quotedForError)")
+                            throw InputError(
+                                field: "payload.aps.alert.summary-arg-count",
+                                "must be a positive integer, got \(value.quotedForError)")
                         }
                         summaryArgumentCount = count
                     }
@@ -243,7 +260,8 @@ extension Envelope {
             }
             if let value = badgeMember {
                 guard let b = value.intValue, b >= 0 else {
-                    throw InputError(field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
+                    throw InputError(
+                        field: "payload.aps.badge", "must be a non-negative integer, got \(value.quotedForError)")
                 }
                 badge = b
             }
@@ -254,7 +272,8 @@ extension Envelope {
                     var critical = false
                     if let c = object[plainKey: "critical"] {
                         guard let flag = c.intValue ?? c.boolValue.map({ $0 ? 1 : 0 }), flag == 0 || flag == 1 else {
-                            throw InputError(field: "payload.aps.sound.critical", "must be 0 or 1, got \(c.quotedForError)")
+                            throw InputError(
+                                field: "payload.aps.sound.critical", "must be 0 or 1, got \(c.quotedForError)")
                         }
                         critical = flag == 1
                     }
@@ -262,7 +281,9 @@ extension Envelope {
                     var volume: Double?
                     if let v = object[plainKey: "volume"] {
                         guard let d = v.doubleValue, d >= 0, d <= 1 else {
-                            throw InputError(field: "payload.aps.sound.volume", "must be a number from 0.0 to 1.0, got \(v.quotedForError)")
+                            throw InputError(
+                                field: "payload.aps.sound.volume",
+                                "must be a number from 0.0 to 1.0, got \(v.quotedForError)")
                         }
                         volume = d
                     }
@@ -278,14 +299,18 @@ extension Envelope {
             targetContentID = try Envelope.optionalString(targetContentIDMember, field: "payload.aps.target-content-id")
             if let value = interruptionLevelMember {
                 guard case .string(let s) = value, let level = InterruptionLevel(rawValue: s) else {
-                    throw InputError(field: "payload.aps.interruption-level",
-                                     "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)")
+                    throw InputError(
+                        field: "payload.aps.interruption-level",
+                        "unknown interruption level \(value.quotedForError) (expected passive, active, time-sensitive or critical)"
+                    )
                 }
                 interruptionLevel = level
             }
             if let value = relevanceMember {
                 guard let d = value.doubleValue, d >= 0, d <= 1 else {
-                    throw InputError(field: "payload.aps.relevance-score", "must be a number from 0 to 1, got \(value.quotedForError)")
+                    throw InputError(
+                        field: "payload.aps.relevance-score",
+                        "must be a number from 0 to 1, got \(value.quotedForError)")
                 }
                 relevance = d
             }
@@ -300,7 +325,8 @@ extension Envelope {
         let kind: Communication.Kind
         if let k = object[plainKey: "kind"] {
             guard case .string(let s) = k, let parsed = Communication.Kind(rawValue: s) else {
-                throw InputError(field: "communication.kind", "must be \"message\" or \"call\", got \(k.quotedForError)")
+                throw InputError(
+                    field: "communication.kind", "must be \"message\" or \"call\", got \(k.quotedForError)")
             }
             kind = parsed
         } else {
@@ -325,8 +351,9 @@ extension Envelope {
         let group = try optionalString(object[plainKey: "group"], field: "communication.group")
         let conversation = try optionalString(object[plainKey: "conversation"], field: "communication.conversation")
         let service = try optionalString(object[plainKey: "service"], field: "communication.service")
-        return Communication(kind: kind, sender: sender, recipients: recipients, group: group,
-                             conversation: conversation, service: service)
+        return Communication(
+            kind: kind, sender: sender, recipients: recipients, group: group,
+            conversation: conversation, service: service)
     }
 
     /// Where a person sits in the input, for error messages. The dotted path is built only when an
@@ -352,7 +379,8 @@ extension Envelope {
     static func decodePerson(_ value: JSONValue, at path: PersonPath) throws(InputError) -> Person {
         if case .string(let handle) = value { return Person(handle: handle) }
         guard case .object(let object) = value else {
-            throw InputError(field: path.text, "must be a person object ({\"handle\": …, \"name\": …}), got \(value.typeName)")
+            throw InputError(
+                field: path.text, "must be a person object ({\"handle\": …, \"name\": …}), got \(value.typeName)")
         }
         let handle = try optionalString(object[plainKey: "handle"], field: path.text + ".handle")
         let name = try optionalString(object[plainKey: "name"], field: path.text + ".name")

@@ -1,4 +1,5 @@
 package import HushJSON
+
 /// One incoming notification: the APNs payload as an app server sent it, plus the little metadata
 /// Hush needs. Built by `Envelope.decode`, which validates everything the reference lists (docs/reference.md, "Input").
 public struct Envelope: Sendable, Hashable {

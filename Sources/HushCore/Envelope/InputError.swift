@@ -1,4 +1,5 @@
 import HushJSON
+
 /// Why an input line (a notification, a context, an interaction) was refused: the field and what
 /// is wrong with it, in words a person can act on.
 package struct InputError: Error, Sendable, Hashable, CustomStringConvertible {

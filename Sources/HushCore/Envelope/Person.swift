@@ -32,8 +32,10 @@ package struct Communication: Sendable, Hashable {
     package var conversation: String?
     package var service: String?
 
-    package init(kind: Kind, sender: Person? = nil, recipients: [Person] = [], group: String? = nil,
-                conversation: String? = nil, service: String? = nil) {
+    package init(
+        kind: Kind, sender: Person? = nil, recipients: [Person] = [], group: String? = nil,
+        conversation: String? = nil, service: String? = nil
+    ) {
         self.kind = kind
         self.sender = sender
         self.recipients = recipients

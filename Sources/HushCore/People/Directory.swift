@@ -17,7 +17,9 @@ package struct Directory: Sendable {
         self.contactHandles = contactHandles
         var buckets: [Handle.Bucket: [Int]] = [:]
         for (i, handles) in contactHandles.enumerated() {
-            for handle in handles where buckets[handle.bucket]?.last != i { buckets[handle.bucket, default: []].append(i) }
+            for handle in handles where buckets[handle.bucket]?.last != i {
+                buckets[handle.bucket, default: []].append(i)
+            }
         }
         self.contactBuckets = buckets
         var listedHandles: [String: [Handle]] = [:]
@@ -60,8 +62,10 @@ package struct Directory: Sendable {
         Self.contactIndex(for: handles, contactHandles: contactHandles, buckets: contactBuckets)
     }
 
-    private static func contactIndex(for handles: [Handle], contactHandles: [[Handle]],
-                                     buckets: [Handle.Bucket: [Int]]) -> Int? {
+    private static func contactIndex(
+        for handles: [Handle], contactHandles: [[Handle]],
+        buckets: [Handle.Bucket: [Int]]
+    ) -> Int? {
         var best: Int?
         for handle in handles {
             guard let candidates = buckets[handle.bucket] else { continue }
@@ -91,9 +95,12 @@ package struct Directory: Sendable {
         Self.expand(entry, contactHandles: contactHandles, buckets: contactBuckets)
     }
 
-    private static func expand(_ entry: String, contactHandles: [[Handle]], buckets: [Handle.Bucket: [Int]]) -> [Handle] {
+    private static func expand(_ entry: String, contactHandles: [[Handle]], buckets: [Handle.Bucket: [Int]]) -> [Handle]
+    {
         var theirs = [Handle(entry)]
-        if let index = contactIndex(for: theirs, contactHandles: contactHandles, buckets: buckets) { theirs += contactHandles[index] }
+        if let index = contactIndex(for: theirs, contactHandles: contactHandles, buckets: buckets) {
+            theirs += contactHandles[index]
+        }
         return theirs
     }
 
@@ -130,7 +137,9 @@ package struct Directory: Sendable {
         var listed: [Handle] = []
         var seen: Set<Handle> = []
         for entry in entries {
-            for handle in listedHandles[entry] ?? expand(entry) where seen.insert(handle).inserted { listed.append(handle) }
+            for handle in listedHandles[entry] ?? expand(entry) where seen.insert(handle).inserted {
+                listed.append(handle)
+            }
         }
         var handles: [Handle.Bucket: [Handle]] = [:]
         for handle in listed { handles[handle.bucket, default: []].append(handle) }
@@ -164,7 +173,9 @@ package struct Directory: Sendable {
 
     package func isFavorite(_ person: Person) -> Bool { contact(for: person)?.favorite ?? false }
 
-    package func isFavorite(_ resolved: Resolved) -> Bool { resolved.contactIndex.map { contacts[$0].favorite } ?? false }
+    package func isFavorite(_ resolved: Resolved) -> Bool {
+        resolved.contactIndex.map { contacts[$0].favorite } ?? false
+    }
 
     /// The name a person goes by: the policy's contact name, else their own, else the handle.
     package func displayName(of person: Person) -> String {

@@ -14,8 +14,11 @@ package struct Handle: Sendable, Hashable, CustomStringConvertible {
         }
         var text = Substring(raw.trimmingWhitespace())
         let lowered = text.lowercased()
-        if lowered.hasPrefix("mailto:") { text = text.dropFirst(7) }
-        else if lowered.hasPrefix("tel:") { text = text.dropFirst(4) }
+        if lowered.hasPrefix("mailto:") {
+            text = text.dropFirst(7)
+        } else if lowered.hasPrefix("tel:") {
+            text = text.dropFirst(4)
+        }
         if text.contains("@") {
             kind = .email
             key = text.lowercased()
@@ -24,9 +27,13 @@ package struct Handle: Sendable, Hashable, CustomStringConvertible {
         var digits = ""
         var isPhone = !text.isEmpty
         for c in text {
-            if c.isASCII && c.isNumber { digits.append(c) }
-            else if c == " " || c == "-" || c == "." || c == "(" || c == ")" || c == "+" || c == "\u{a0}" { continue }
-            else { isPhone = false; break }
+            if c.isASCII && c.isNumber {
+                digits.append(c)
+            } else if c == " " || c == "-" || c == "." || c == "(" || c == ")" || c == "+" || c == "\u{a0}" {
+                continue
+            } else {
+                isPhone = false; break
+            }
         }
         if isPhone && digits.count >= 3 {
             kind = .phone
@@ -93,9 +100,13 @@ package struct Handle: Sendable, Hashable, CustomStringConvertible {
         var digitCount = 0
         for k in lo..<hi {
             let c = b[k]
-            if c >= 0x30 && c <= 0x39 { digitCount &+= 1 }
-            else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2B { continue }
-            else { isPhone = false; break }
+            if c >= 0x30 && c <= 0x39 {
+                digitCount &+= 1
+            } else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2B {
+                continue
+            } else {
+                isPhone = false; break
+            }
         }
         guard isPhone && digitCount >= 3 else { return Handle(kind: .other, key: lowered(b, lo, hi)) }
         // "00" is the international dialling prefix: 0049… is +49….

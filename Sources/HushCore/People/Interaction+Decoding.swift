@@ -1,4 +1,5 @@
 package import HushJSON
+
 extension Interaction {
     /// Decodes a donated interaction (docs/reference.md, "People and suggestions"): `date`, `direction`, `kind`, `app`, `people`, `group`,
     /// and optionally `user` (default "default").
@@ -8,13 +9,19 @@ extension Interaction {
         }
         let known = ["date", "direction", "kind", "app", "people", "group", "user"]
         for key in o.keys where !known.contains(key) {
-            throw InputError(field: key, "unknown interaction key\(Spelling.hint(for: key, in: known)) (known: \(known.joined(separator: ", ")))")
+            throw InputError(
+                field: key,
+                "unknown interaction key\(Spelling.hint(for: key, in: known)) (known: \(known.joined(separator: ", ")))"
+            )
         }
         guard let dateValue = o["date"] else { throw InputError(field: "date", "is required (RFC 3339)") }
         guard case .string(let dateText) = dateValue, let date = RFC3339.parse(dateText) else {
-            throw InputError(field: "date", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(dateValue.quotedForError)")
+            throw InputError(
+                field: "date", "must be an RFC 3339 time such as 2026-11-22T09:30:00Z, got \(dateValue.quotedForError)")
         }
-        guard let d = o["direction"] else { throw InputError(field: "direction", "is required (\"outgoing\" or \"incoming\")") }
+        guard let d = o["direction"] else {
+            throw InputError(field: "direction", "is required (\"outgoing\" or \"incoming\")")
+        }
         guard case .string(let ds) = d, let direction = Direction(rawValue: ds) else {
             throw InputError(field: "direction", "must be \"outgoing\" or \"incoming\", got \(d.quotedForError)")
         }
@@ -35,9 +42,12 @@ extension Interaction {
         let group = try Envelope.optionalString(o["group"], field: "group")
         var user = "default"
         if let u = o["user"] {
-            guard case .string(let s) = u, !s.isEmpty else { throw InputError(field: "user", "must be a non-empty string") }
+            guard case .string(let s) = u, !s.isEmpty else {
+                throw InputError(field: "user", "must be a non-empty string")
+            }
             user = s
         }
-        return Interaction(user: user, date: date, direction: direction, kind: kind, app: app, people: people, group: group)
+        return Interaction(
+            user: user, date: date, direction: direction, kind: kind, app: app, people: people, group: group)
     }
 }

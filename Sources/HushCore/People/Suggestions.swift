@@ -20,8 +20,10 @@ package enum Suggestions {
 
     /// Everyone worth suggesting, best first. With a scheduled focus, interactions inside its hours
     /// count double; with `excludeAllowed`, people the focus already allows are left out.
-    package static func rank(interactions: [Interaction], now: Double, focus: FocusSettings?, clock: ZoneClock,
-                            directory: Directory, excludeAllowed: Bool = true) -> [Suggestion] {
+    package static func rank(
+        interactions: [Interaction], now: Double, focus: FocusSettings?, clock: ZoneClock,
+        directory: Directory, excludeAllowed: Bool = true
+    ) -> [Suggestion] {
         struct Tally {
             var person: Person
             var handles: [Handle]
@@ -43,7 +45,9 @@ package enum Suggestions {
             for person in interaction.people {
                 let handles = directory.allHandles(of: person)
                 let index: Int
-                if let found = tallies.firstIndex(where: { t in t.handles.contains { h in handles.contains { h.matches($0) } } }) {
+                if let found = tallies.firstIndex(where: { t in
+                    t.handles.contains { h in handles.contains { h.matches($0) } }
+                }) {
                     index = found
                     for h in handles where !tallies[index].handles.contains(h) { tallies[index].handles.append(h) }
                     if tallies[index].person.name == nil, let name = person.name { tallies[index].person.name = name }
@@ -71,11 +75,15 @@ package enum Suggestions {
             if let focus, useHours, tally.inFocusHours > 0 {
                 why += "; \(tally.inFocusHours) during \(focus.name) hours"
             }
-            out.append(Suggestion(person: tally.person, score: tally.score, messages: tally.messages, calls: tally.calls,
-                                  last: tally.last, why: why + "."))
+            out.append(
+                Suggestion(
+                    person: tally.person, score: tally.score, messages: tally.messages, calls: tally.calls,
+                    last: tally.last, why: why + "."))
         }
         return out.sorted {
-            $0.score != $1.score ? $0.score > $1.score : ($0.last != $1.last ? $0.last > $1.last : ($0.person.handle ?? "") < ($1.person.handle ?? ""))
+            $0.score != $1.score
+                ? $0.score > $1.score
+                : ($0.last != $1.last ? $0.last > $1.last : ($0.person.handle ?? "") < ($1.person.handle ?? ""))
         }
     }
 

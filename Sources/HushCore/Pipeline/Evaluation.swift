@@ -30,8 +30,11 @@ struct Evaluation {
     var policy: Policy { pipeline.storage.policy }
     var directory: Directory { pipeline.storage.directory }
 
-    init(pipeline: Pipeline, envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
-         clock: ZoneClock, explain: Bool) {
+    init(
+        pipeline: Pipeline, envelope: consuming Envelope, now: Double, context: EvaluationContext,
+        state: any StateReading,
+        clock: ZoneClock, explain: Bool
+    ) {
         self.pipeline = pipeline
         self.now = now
         self.context = context
@@ -39,8 +42,9 @@ struct Evaluation {
         self.clock = clock
         self.explain = explain
         self.settings = pipeline.settings(for: envelope.app)
-        self.decision = Decision(id: envelope.id, app: envelope.app, user: envelope.user, delivery: .alert,
-                                 level: envelope.requestedLevel, requestedLevel: envelope.requestedLevel)
+        self.decision = Decision(
+            id: envelope.id, app: envelope.app, user: envelope.user, delivery: .alert,
+            level: envelope.requestedLevel, requestedLevel: envelope.requestedLevel)
         self.trace = explain ? TraceLog() : nil
         self.subject = RuleSubject(envelope: envelope)
     }
@@ -69,7 +73,8 @@ struct Evaluation {
     mutating func perform(rules: (any RuleRunning)?) throws {
         defer { if let trace { decision.trace = trace.steps } }
         // Every decision names the focus in force, whatever becomes of the notification.
-        activeFocus = try pipeline.focusInForce(at: now, context: context, user: envelope.user, state: state, clock: clock)
+        activeFocus = try pipeline.focusInForce(
+            at: now, context: context, user: envelope.user, state: state, clock: clock)
         decision.focus = activeFocus?.focus.name
         if envelope.withdraw {
             try withdraw()
@@ -108,7 +113,8 @@ struct Evaluation {
         }
         let delivered = try state.delivered(user: envelope.user, app: envelope.app, id: envelope.collapseKey)
         deliveredEntry = .some(delivered)
-        let found = try delivered != nil
+        let found =
+            try delivered != nil
             || state.queued(user: envelope.user, app: envelope.app, id: envelope.collapseKey) != nil
         replacing = found
         return found
@@ -122,7 +128,8 @@ struct Evaluation {
     /// This notification as state keeps it: held by the summary step, delivered by the grouping step.
     func stored(summaryAt: Double?, groupID: String?) -> StoredNotification {
         StoredNotification(
-            user: envelope.user, app: envelope.app, id: envelope.collapseKey, date: envelope.date ?? now, title: envelope.title,
+            user: envelope.user, app: envelope.app, id: envelope.collapseKey, date: envelope.date ?? now,
+            title: envelope.title,
             body: envelope.body, category: envelope.category, threadID: subject.thread, groupID: groupID,
             summaryArgument: envelope.summaryArgument, summaryArgumentCount: envelope.summaryArgumentCount,
             relevance: subject.relevance, hasMedia: envelope.hasMedia,

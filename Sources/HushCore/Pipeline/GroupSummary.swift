@@ -1,15 +1,19 @@
 /// The line under a group that speaks of its *other* notifications (docs/reference.md, "Grouping and the summary line").
 package enum GroupSummary {
-    package static func line(others: [StoredNotification], categories: [String: CategorySettings],
-                            previewsHidden: Bool = false) -> String? {
+    package static func line(
+        others: [StoredNotification], categories: [String: CategorySettings],
+        previewsHidden: Bool = false
+    ) -> String? {
         line(GroupDigest(members: others), categories: categories, previewsHidden: previewsHidden)
     }
 
     /// The line for a group whose other notifications are summed up in `digest`. Categories with
     /// the same format (those with none share the default) make one piece; with previews hidden
     /// the line names nobody (a format with `%@` gives way to the default count form).
-    package static func line(_ digest: GroupDigest, categories: [String: CategorySettings],
-                            previewsHidden: Bool = false) -> String? {
+    package static func line(
+        _ digest: GroupDigest, categories: [String: CategorySettings],
+        previewsHidden: Bool = false
+    ) -> String? {
         guard !digest.pieces.isEmpty else { return nil }
         var pieces: [(format: PluralFormat, count: Int, arguments: [String])] = []
         for piece in digest.pieces {

@@ -19,13 +19,16 @@ package struct Pipeline: Sendable {
             let directory = Directory(contacts: policy.contacts, listed: policy.focuses.flatMap(\.people))
             self.directory = directory
             var peopleLists: [Directory.PeopleList] = []
-            for focus in policy.focuses where !focus.people.isEmpty && !peopleLists.contains(where: { $0.entries == focus.people }) {
+            for focus in policy.focuses
+            where !focus.people.isEmpty && !peopleLists.contains(where: { $0.entries == focus.people }) {
                 peopleLists.append(directory.peopleList(focus.people))
             }
             self.peopleLists = peopleLists
             let defaultClock = policy.timezone.flatMap(ZoneClock.init(identifier:)) ?? .current
             self.defaultClock = defaultClock
-            self.scheduledWhy = policy.focuses.enumerated().map { FocusWhy.schedule($0).text(focus: $1, clock: defaultClock) }
+            self.scheduledWhy = policy.focuses.enumerated().map {
+                FocusWhy.schedule($0).text(focus: $1, clock: defaultClock)
+            }
             self.wildcardApp = policy.appDefaults
             self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
         }
@@ -72,9 +75,12 @@ package struct Pipeline: Sendable {
     }
 
     /// The focus in force and why, or nil. Throws when the focus set by hand cannot be read.
-    package func activeFocus(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
-                            clock: ZoneClock) throws -> (focus: FocusSettings, why: String)? {
-        guard let (focus, why) = try focusInForce(at: now, context: context, user: user, state: state, clock: clock) else { return nil }
+    package func activeFocus(
+        at now: Double, context: EvaluationContext, user: String, state: any StateReading,
+        clock: ZoneClock
+    ) throws -> (focus: FocusSettings, why: String)? {
+        guard let (focus, why) = try focusInForce(at: now, context: context, user: user, state: state, clock: clock)
+        else { return nil }
         return (focus, why.text(focus: focus, clock: clock))
     }
 
@@ -115,8 +121,10 @@ package struct Pipeline: Sendable {
         }
     }
 
-    func focusInForce(at now: Double, context: EvaluationContext, user: String, state: any StateReading,
-                      clock: ZoneClock) throws -> (focus: FocusSettings, why: FocusWhy)? {
+    func focusInForce(
+        at now: Double, context: EvaluationContext, user: String, state: any StateReading,
+        clock: ZoneClock
+    ) throws -> (focus: FocusSettings, why: FocusWhy)? {
         switch context.focus {
         case .off:
             return nil
@@ -125,7 +133,9 @@ package struct Pipeline: Sendable {
         case .automatic:
             if let manual = try state.manualFocus(user: user), manual.isInForce(at: now) {
                 guard let name = manual.name else { return nil }
-                return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until))
+                return (
+                    storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until)
+                )
             }
             for (index, focus) in storage.policy.focuses.enumerated() where focus.isScheduled(at: now, clock: clock) {
                 return (focus, .schedule(index))
@@ -172,20 +182,27 @@ package struct Pipeline: Sendable {
     /// Decides one notification. `now` is the evaluation instant (the context's, else the
     /// envelope's date); `envelope.date` must be set. Throws the error of a state read that failed
     /// (the store's, saying what it could not read): no decision is made from unread state.
-    package func evaluate(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
-                         rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false) throws -> Outcome {
+    package func evaluate(
+        _ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+        rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool = false
+    ) throws -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
         if let copy = rules?.pipelineCopy(of: self) {
-            return try copy.evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+            return try copy.evaluateHere(
+                envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
         }
-        return try evaluateHere(envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+        return try evaluateHere(
+            envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
     }
 
-    private func evaluateHere(_ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
-                              rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool) throws -> Outcome {
-        var run = Evaluation(pipeline: self, envelope: envelope, now: now, context: context, state: state,
-                             clock: clock, explain: explain)
+    private func evaluateHere(
+        _ envelope: consuming Envelope, now: Double, context: EvaluationContext, state: any StateReading,
+        rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool
+    ) throws -> Outcome {
+        var run = Evaluation(
+            pipeline: self, envelope: envelope, now: now, context: context, state: state,
+            clock: clock, explain: explain)
         try run.perform(rules: rules)
         return Outcome(decision: run.decision, changes: run.changes)
     }

@@ -20,10 +20,12 @@ package struct AppSettings: Sendable, Hashable {
     package var announce: Bool?
     package var name: String?
 
-    package init(authorization: Authorization? = nil, criticalAlerts: Bool? = nil, timeSensitive: Bool? = nil,
-                delivery: DeliveryStyle? = nil, sounds: Bool? = nil, badges: Bool? = nil, banners: Bool? = nil,
-                lockScreen: Bool? = nil, previews: Previews? = nil, grouping: Grouping? = nil, summary: Bool? = nil,
-                announce: Bool? = nil, name: String? = nil) {
+    package init(
+        authorization: Authorization? = nil, criticalAlerts: Bool? = nil, timeSensitive: Bool? = nil,
+        delivery: DeliveryStyle? = nil, sounds: Bool? = nil, badges: Bool? = nil, banners: Bool? = nil,
+        lockScreen: Bool? = nil, previews: Previews? = nil, grouping: Grouping? = nil, summary: Bool? = nil,
+        announce: Bool? = nil, name: String? = nil
+    ) {
         self.authorization = authorization
         self.criticalAlerts = criticalAlerts
         self.timeSensitive = timeSensitive
@@ -41,14 +43,15 @@ package struct AppSettings: Sendable, Hashable {
 
     /// These settings where set, else `fallback`'s.
     package func overriding(_ fallback: AppSettings) -> AppSettings {
-        AppSettings(authorization: authorization ?? fallback.authorization,
-                    criticalAlerts: criticalAlerts ?? fallback.criticalAlerts,
-                    timeSensitive: timeSensitive ?? fallback.timeSensitive,
-                    delivery: delivery ?? fallback.delivery, sounds: sounds ?? fallback.sounds,
-                    badges: badges ?? fallback.badges, banners: banners ?? fallback.banners,
-                    lockScreen: lockScreen ?? fallback.lockScreen, previews: previews ?? fallback.previews,
-                    grouping: grouping ?? fallback.grouping, summary: summary ?? fallback.summary,
-                    announce: announce ?? fallback.announce, name: name ?? fallback.name)
+        AppSettings(
+            authorization: authorization ?? fallback.authorization,
+            criticalAlerts: criticalAlerts ?? fallback.criticalAlerts,
+            timeSensitive: timeSensitive ?? fallback.timeSensitive,
+            delivery: delivery ?? fallback.delivery, sounds: sounds ?? fallback.sounds,
+            badges: badges ?? fallback.badges, banners: banners ?? fallback.banners,
+            lockScreen: lockScreen ?? fallback.lockScreen, previews: previews ?? fallback.previews,
+            grouping: grouping ?? fallback.grouping, summary: summary ?? fallback.summary,
+            announce: announce ?? fallback.announce, name: name ?? fallback.name)
     }
 
     /// With every default filled in (docs/reference.md, "App settings").

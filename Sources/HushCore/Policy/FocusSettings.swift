@@ -22,10 +22,12 @@ package struct FocusSettings: Sendable, Hashable {
 
     /// Defaults the reference leaves open follow iOS: calls from allowed people, repeated calls on,
     /// time-sensitive notifications allowed, silencing always, allow-list mode.
-    package init(name: String, schedules: [Schedule] = [], people: [String] = [], favorites: Bool = false,
-                suggested: Int = 0, apps: [String] = [], calls: Calls = .allowed, repeatedCalls: Bool = true,
-                timeSensitive: Bool = true, silence: Silence = .always, mode: Mode = .allow,
-                filters: [String: [String]] = [:]) {
+    package init(
+        name: String, schedules: [Schedule] = [], people: [String] = [], favorites: Bool = false,
+        suggested: Int = 0, apps: [String] = [], calls: Calls = .allowed, repeatedCalls: Bool = true,
+        timeSensitive: Bool = true, silence: Silence = .always, mode: Mode = .allow,
+        filters: [String: [String]] = [:]
+    ) {
         self.name = name
         self.schedules = schedules
         self.people = people

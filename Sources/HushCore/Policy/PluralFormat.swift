@@ -93,8 +93,8 @@ package struct PluralFormat: Sendable, Hashable {
                             let next = b[i]
                             i += 1
                             switch next {
-                            case 0x75: put(digits) // u
-                            case 0x40: put(args) // @
+                            case 0x75: put(digits)  // u
+                            case 0x40: put(args)  // @
                             case 0x25: put(0x25)
                             default: put(0x25); put(next)
                             }

@@ -34,9 +34,11 @@ package struct Policy: Sendable, Hashable {
     package var announce: Announce
     package var rules: [RuleInfo]
 
-    package init(timezone: String? = nil, appDefaults: AppSettings = AppSettings(), apps: [String: AppSettings] = [:],
-                categories: [String: CategorySettings] = [:], summaryTimes: [Int] = [], contacts: [Contact] = [],
-                focuses: [FocusSettings] = [], announce: Announce = Announce(), rules: [RuleInfo] = []) {
+    package init(
+        timezone: String? = nil, appDefaults: AppSettings = AppSettings(), apps: [String: AppSettings] = [:],
+        categories: [String: CategorySettings] = [:], summaryTimes: [Int] = [], contacts: [Contact] = [],
+        focuses: [FocusSettings] = [], announce: Announce = Announce(), rules: [RuleInfo] = []
+    ) {
         self.timezone = timezone
         self.appDefaults = appDefaults
         self.apps = apps

@@ -43,7 +43,8 @@ package struct Schedule: Sendable, Hashable {
     package static func parseTime(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+            let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m)
+        else { return nil }
         return h * 60 + m
     }
 
@@ -62,7 +63,9 @@ package struct Schedule: Sendable, Hashable {
         var days = Set<Int>()
         for part in lowered.split(separator: ",", omittingEmptySubsequences: false) {
             let ends = part.split(separator: "-", omittingEmptySubsequences: false)
-            if ends.count == 1, let d = dayNames[String(ends[0].prefix(3))], dayNames.keys.contains(String(ends[0])) || ends[0].count > 3 && fullName(String(ends[0])) == d {
+            if ends.count == 1, let d = dayNames[String(ends[0].prefix(3))],
+                dayNames.keys.contains(String(ends[0])) || ends[0].count > 3 && fullName(String(ends[0])) == d
+            {
                 days.insert(d)
             } else if ends.count == 2, let a = dayNames[String(ends[0])], let b = dayNames[String(ends[1])] {
                 var d = a

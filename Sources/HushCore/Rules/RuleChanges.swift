@@ -12,9 +12,11 @@ package struct RuleChanges: Sendable, Hashable {
     package var thread: String?
     package var reason: String?
 
-    package init(level: InterruptionLevel? = nil, delivery: Decision.Delivery? = nil, allow: Bool? = nil,
-                summary: Bool? = nil, announce: Bool? = nil, relevance: Double? = nil, thread: String? = nil,
-                reason: String? = nil) {
+    package init(
+        level: InterruptionLevel? = nil, delivery: Decision.Delivery? = nil, allow: Bool? = nil,
+        summary: Bool? = nil, announce: Bool? = nil, relevance: Double? = nil, thread: String? = nil,
+        reason: String? = nil
+    ) {
         self.level = level
         self.delivery = delivery
         self.allow = allow
@@ -90,8 +92,10 @@ package struct RuleContext {
     package var state: any StateReading
     package var directory: Directory
 
-    package init(now: Double, local: LocalTime, focus: String?, locked: Bool, ringer: EvaluationContext.Ringer,
-                audio: EvaluationContext.Audio, user: String, state: any StateReading, directory: Directory) {
+    package init(
+        now: Double, local: LocalTime, focus: String?, locked: Bool, ringer: EvaluationContext.Ringer,
+        audio: EvaluationContext.Audio, user: String, state: any StateReading, directory: Directory
+    ) {
         self.now = now
         self.local = local
         self.focus = focus

@@ -22,10 +22,12 @@ package struct StoredNotification: Sendable, Hashable {
     /// The communication sender's handle, for `hush.recent{ sender = }`.
     package var sender: String?
 
-    package init(user: String, app: String, id: String, date: Double, title: String? = nil, body: String? = nil,
-                category: String? = nil, threadID: String? = nil, groupID: String? = nil,
-                summaryArgument: String? = nil, summaryArgumentCount: Int = 1, relevance: Double? = nil,
-                hasMedia: Bool = false, expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil) {
+    package init(
+        user: String, app: String, id: String, date: Double, title: String? = nil, body: String? = nil,
+        category: String? = nil, threadID: String? = nil, groupID: String? = nil,
+        summaryArgument: String? = nil, summaryArgumentCount: Int = 1, relevance: Double? = nil,
+        hasMedia: Bool = false, expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil
+    ) {
         self.user = user
         self.app = app
         self.id = id
@@ -88,8 +90,10 @@ package struct Interaction: Sendable, Hashable {
     package var people: [Person]
     package var group: String?
 
-    package init(user: String = "default", date: Double, direction: Direction, kind: Communication.Kind, app: String? = nil,
-                people: [Person], group: String? = nil) {
+    package init(
+        user: String = "default", date: Double, direction: Direction, kind: Communication.Kind, app: String? = nil,
+        people: [Person], group: String? = nil
+    ) {
         self.user = user
         self.date = date
         self.direction = direction

@@ -18,16 +18,17 @@ package enum RFC3339 {
             return value
         }
         guard b.count >= 20,
-              let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
-              let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
-              let day = digits(8, 2),
-              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == UInt8(ascii: " "),
-              let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
-              let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
-              let second = digits(17, 2)
+            let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
+            let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
+            let day = digits(8, 2),
+            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == UInt8(ascii: " "),
+            let hour = digits(11, 2), b[13] == UInt8(ascii: ":"),
+            let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
+            let second = digits(17, 2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 60 else { return nil }
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
         var i = 19
         var fraction = 0.0
         if i < b.count && b[i] == UInt8(ascii: ".") {
@@ -48,7 +49,8 @@ package enum RFC3339 {
         } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
             let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
             guard let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == UInt8(ascii: ":"),
-                  let om = digits(i + 4, 2), oh <= 23, om <= 59 else { return nil }
+                let om = digits(i + 4, 2), oh <= 23, om <= 59
+            else { return nil }
             offset = sign * (oh * 3600 + om * 60)
             i += 6
         } else {
@@ -83,7 +85,8 @@ package enum RFC3339 {
                 }
                 func byte(_ c: UInt8) { out[i] = c; i += 1 }
                 digits(date.year, 4); byte(0x2D); digits(date.month, 2); byte(0x2D); digits(date.day, 2); byte(0x54)
-                digits(secondOfDay / 3600, 2); byte(0x3A); digits(secondOfDay / 60 % 60, 2); byte(0x3A); digits(secondOfDay % 60, 2)
+                digits(secondOfDay / 3600, 2); byte(0x3A); digits(secondOfDay / 60 % 60, 2); byte(0x3A);
+                digits(secondOfDay % 60, 2)
                 if withMillis { byte(0x2E); digits(millis, 3) }
                 if offset == 0 {
                     byte(0x5A)

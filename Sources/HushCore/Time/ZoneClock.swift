@@ -82,7 +82,9 @@ package final class ZoneClock: Sendable {
         var start = t - 366 * 86400
         var probe = Date(timeIntervalSince1970: start)
         for _ in 0..<8 {
-            guard let next = zone.nextDaylightSavingTimeTransition(after: probe), next.timeIntervalSince1970 <= t else { break }
+            guard let next = zone.nextDaylightSavingTimeTransition(after: probe), next.timeIntervalSince1970 <= t else {
+                break
+            }
             start = next.timeIntervalSince1970
             probe = next
         }
@@ -129,8 +131,8 @@ package final class ZoneClock: Sendable {
         }
         if let first = candidates.min() { return first }
         // In a gap: find the transition between the two readings by bisection.
-        var low = wall - Double(max(before, after)) // still before the transition
-        var high = wall - Double(min(before, after)) // already after it
+        var low = wall - Double(max(before, after))  // still before the transition
+        var high = wall - Double(min(before, after))  // already after it
         low = low.rounded(.down)
         high = high.rounded(.up)
         while high - low > 1 {

@@ -22,10 +22,14 @@ struct PolicyBuilder {
 
     init(problems: ProblemList) { self.problems = problems }
 
-    static let appKeys = ["authorization", "critical_alerts", "time_sensitive", "delivery", "sounds", "badges", "banners",
-                          "lock_screen", "previews", "grouping", "summary", "announce", "name"]
+    static let appKeys = [
+        "authorization", "critical_alerts", "time_sensitive", "delivery", "sounds", "badges", "banners",
+        "lock_screen", "previews", "grouping", "summary", "announce", "name",
+    ]
     static let categoryKeys = ["summary_format", "hidden_preview"]
-    static let focusKeys = ["schedule", "people", "apps", "calls", "repeated_calls", "time_sensitive", "silence", "mode", "filters"]
+    static let focusKeys = [
+        "schedule", "people", "apps", "calls", "repeated_calls", "time_sensitive", "silence", "mode", "filters",
+    ]
     static let peopleKeys = ["favorites", "suggested"]
     static let scheduleKeys = ["days", "from", "to"]
     static let contactKeys = ["handle", "name", "favorite", "aliases"]
@@ -61,7 +65,8 @@ struct PolicyBuilder {
         }
         timezoneLine = (d.file, d.line)
         guard ZoneClock.isKnown(name) else {
-            let hint = Spelling.nearest(to: name, in: ZoneClock.knownIdentifiers).map { "did you mean \"\($0)\"?" }
+            let hint =
+                Spelling.nearest(to: name, in: ZoneClock.knownIdentifiers).map { "did you mean \"\($0)\"?" }
                 ?? "use an IANA name such as \"Europe/Berlin\""
             problems.add(d.file, d.line, "timezone: unknown time zone \"\(name)\" (\(hint))")
             return
@@ -110,7 +115,8 @@ struct PolicyBuilder {
         guard let value = r[key] else { return nil }
         if let s = value.stringValue { return PluralFormat(other: s) }
         if let t = value.tableValue {
-            let inner = SettingsReader(table: t, what: "\(r.what) \(key)", file: r.file, line: r.lineOf(key), problems: problems)
+            let inner = SettingsReader(
+                table: t, what: "\(r.what) \(key)", file: r.file, line: r.lineOf(key), problems: problems)
             inner.checkKeys(["one", "other"])
             let one = inner.string("one")
             guard let other = inner.string("other") ?? one else {
@@ -149,11 +155,15 @@ struct PolicyBuilder {
         guard let r = body(d, what: "contact") else { return }
         r.checkKeys(Self.contactKeys)
         guard let handle = r.string("handle"), !handle.isEmpty else {
-            if r["handle"] == nil { problems.add(d.file, d.line, "contact needs a handle = \"…\" (e-mail, phone number or app id)") }
+            if r["handle"] == nil {
+                problems.add(d.file, d.line, "contact needs a handle = \"…\" (e-mail, phone number or app id)")
+            }
             return
         }
-        policy.contacts.append(Contact(handle: handle, name: r.string("name"), favorite: r.bool("favorite") ?? false,
-                                       aliases: r.strings("aliases") ?? []))
+        policy.contacts.append(
+            Contact(
+                handle: handle, name: r.string("name"), favorite: r.bool("favorite") ?? false,
+                aliases: r.strings("aliases") ?? []))
     }
 
     private mutating func announce(_ d: Declaration) {
@@ -163,7 +173,8 @@ struct PolicyBuilder {
         }
         announceDeclared = (d.file, d.line)
         r.checkKeys(Self.announceKeys)
-        policy.announce = Policy.Announce(headphones: r.bool("headphones") ?? false, carplay: r.bool("carplay") ?? false)
+        policy.announce = Policy.Announce(
+            headphones: r.bool("headphones") ?? false, carplay: r.bool("carplay") ?? false)
     }
 
     private mutating func rule(_ d: Declaration) {
@@ -194,11 +205,15 @@ struct PolicyBuilder {
         if let value = r["filters"] {
             if let table = value.tableValue, table.array.isEmpty {
                 for entry in table.entries {
-                    guard let app = entry.key.stringValue else { r.fail("filters", "'filters' keys must be bundle ids"); continue }
+                    guard let app = entry.key.stringValue else {
+                        r.fail("filters", "'filters' keys must be bundle ids"); continue
+                    }
                     if let criteria = r.strings("filters", value: entry.value) { f.filters[app] = criteria }
                 }
             } else {
-                r.fail("filters", "'filters' must be a table { [\"bundle.id\"] = { \"criteria\", … } }, got \(r.describe(value))")
+                r.fail(
+                    "filters",
+                    "'filters' must be a table { [\"bundle.id\"] = { \"criteria\", … } }, got \(r.describe(value))")
             }
         }
         policy.focuses.append(f)
@@ -206,30 +221,43 @@ struct PolicyBuilder {
 
     private func schedules(_ value: LuaValue, _ r: SettingsReader) -> [Schedule] {
         guard let table = value.tableValue else {
-            r.fail("schedule", "'schedule' must be { days = \"mon-fri\", from = \"09:00\", to = \"17:30\" } or a list of these, got \(r.describe(value))")
+            r.fail(
+                "schedule",
+                "'schedule' must be { days = \"mon-fri\", from = \"09:00\", to = \"17:30\" } or a list of these, got \(r.describe(value))"
+            )
             return []
         }
-        let list: [LuaTable] = table.entries.isEmpty && !table.array.isEmpty
+        let list: [LuaTable] =
+            table.entries.isEmpty && !table.array.isEmpty
             ? table.array.compactMap { $0.tableValue } : [table]
         if list.count != (table.entries.isEmpty && !table.array.isEmpty ? table.array.count : 1) {
             r.fail("schedule", "'schedule' lists must contain only schedule tables")
         }
         var out: [Schedule] = []
         for item in list {
-            let s = SettingsReader(table: item, what: "\(r.what) schedule", file: r.file, line: r.lineOf("schedule"), problems: problems)
+            let s = SettingsReader(
+                table: item, what: "\(r.what) schedule", file: r.file, line: r.lineOf("schedule"), problems: problems)
             s.checkKeys(Self.scheduleKeys)
             var days: Set<Int>? = Set(1...7)
             if let value = s["days"] {
                 if let text = value.stringValue {
                     days = Schedule.parseDays(text)
                     if days == nil {
-                        s.fail("days", "'days' has \"\(text)\"; use \"mon-fri\", \"sat,sun\", \"daily\" or a list such as { \"mon\", \"wed\" }")
+                        s.fail(
+                            "days",
+                            "'days' has \"\(text)\"; use \"mon-fri\", \"sat,sun\", \"daily\" or a list such as { \"mon\", \"wed\" }"
+                        )
                     }
                 } else if let names = s.strings("days") {
                     var set = Set<Int>()
                     for name in names {
-                        if let d = Schedule.parseDays(name) { set.formUnion(d) } else {
-                            s.fail("days", "'days' has \"\(name)\", which is not a day (mon, tue, wed, thu, fri, sat, sun)\(Spelling.hint(for: name, in: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]))")
+                        if let d = Schedule.parseDays(name) {
+                            set.formUnion(d)
+                        } else {
+                            s.fail(
+                                "days",
+                                "'days' has \"\(name)\", which is not a day (mon, tue, wed, thu, fri, sat, sun)\(Spelling.hint(for: name, in: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]))"
+                            )
                         }
                     }
                     days = set.isEmpty ? nil : set
@@ -262,10 +290,13 @@ struct PolicyBuilder {
             r.fail("people", "'people' must be a list of handles, optionally with favorites = true and suggested = N")
             return
         }
-        let p = SettingsReader(table: table, what: "\(r.what) people", file: r.file, line: r.lineOf("people"), problems: problems)
+        let p = SettingsReader(
+            table: table, what: "\(r.what) people", file: r.file, line: r.lineOf("people"), problems: problems)
         p.checkKeys(Self.peopleKeys, allowArray: true)
         for element in table.array {
-            if let s = element.stringValue { f.people.append(s) } else {
+            if let s = element.stringValue {
+                f.people.append(s)
+            } else {
                 p.fail("people", "'people' must list handles as strings, found \(p.describe(element))")
             }
         }

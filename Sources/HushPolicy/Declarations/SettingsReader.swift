@@ -8,7 +8,9 @@ final class ProblemList {
 
     init(sources: [PolicySource]) {
         var lines: [String: [Substring]] = [:]
-        for source in sources { lines[source.name] = source.text.split(separator: "\n", omittingEmptySubsequences: false) }
+        for source in sources {
+            lines[source.name] = source.text.split(separator: "\n", omittingEmptySubsequences: false)
+        }
         self.sources = lines
     }
 
@@ -67,7 +69,8 @@ struct SettingsReader {
     func checkKeys(_ known: [String], allowArray: Bool = false) {
         for entry in table.entries {
             guard case .string(let key) = entry.key else {
-                problems.add(file, line, "\(what): unexpected key \(describe(entry.key)); settings are written key = value")
+                problems.add(
+                    file, line, "\(what): unexpected key \(describe(entry.key)); settings are written key = value")
                 continue
             }
             if !known.contains(key) {
@@ -75,7 +78,9 @@ struct SettingsReader {
             }
         }
         if !allowArray, let first = table.array.first {
-            problems.add(file, line, "\(what): unexpected value \(describe(first)) without a key; settings are written key = value")
+            problems.add(
+                file, line,
+                "\(what): unexpected value \(describe(first)) without a key; settings are written key = value")
         }
     }
 
@@ -114,7 +119,10 @@ struct SettingsReader {
         let options = T.allCases.map(\.rawValue)
         guard let s = value.stringValue, let parsed = T(rawValue: s) else {
             let word = value.stringValue ?? describe(value)
-            fail(key, "'\(key)' must be one of \(options.joined(separator: ", ")), got \"\(word)\"\(Spelling.hint(for: word, in: options))")
+            fail(
+                key,
+                "'\(key)' must be one of \(options.joined(separator: ", ")), got \"\(word)\"\(Spelling.hint(for: word, in: options))"
+            )
             return nil
         }
         return parsed
@@ -123,7 +131,10 @@ struct SettingsReader {
     func integer(_ key: String, range: ClosedRange<Int>) -> Int? {
         guard let value = table[key] else { return nil }
         guard let i = value.intValue, range.contains(i) else {
-            fail(key, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(value))")
+            fail(
+                key,
+                "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(value))"
+            )
             return nil
         }
         return i

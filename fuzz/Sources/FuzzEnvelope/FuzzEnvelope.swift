@@ -1,17 +1,18 @@
+import FuzzSupport
+import Hush
+import HushCore
 // libFuzzer target: bytes as `hush eval` INPUT → StreamInput (LineStream) → JSONParser.parse →
 // Envelope.decode (also EvaluationContext.decode and Interaction.decode, the other JSON inputs) →
 // the pipeline with a fixed policy (its rules read every field) and a fresh in-memory store per
 // input. Invariants: nothing traps; a parsed value written back parses to the same value; every
 // decision is valid JSON.
 import HushJSON
-import FuzzSupport
-import Hush
-import HushCore
 import HushPolicy
 import Lua
 
 nonisolated(unsafe) let interpreter: PolicyInterpreter = try! PolicyInterpreter(
-    sources: [Fixtures.policy], limits: LuaLimits(memoryBytes: 32 << 20, instructionLimit: 1_000_000, timeLimitMilliseconds: 500))
+    sources: [Fixtures.policy],
+    limits: LuaLimits(memoryBytes: 32 << 20, instructionLimit: 1_000_000, timeLimitMilliseconds: 500))
 nonisolated(unsafe) let harness = Harness(pipeline: Pipeline(policy: interpreter.policy), rules: interpreter)
 nonisolated(unsafe) var generated = 0
 
@@ -24,7 +25,9 @@ func checkRoundTrip(_ value: JSONValue) {
     } catch {
         fatalError("written JSON does not parse (\(error)): \(String(decoding: w.bytes, as: UTF8.self))")
     }
-    guard again == value else { fatalError("JSON round trip changed the value: \(String(decoding: w.bytes, as: UTF8.self))") }
+    guard again == value else {
+        fatalError("JSON round trip changed the value: \(String(decoding: w.bytes, as: UTF8.self))")
+    }
 }
 
 func evaluateOne(_ json: JSONValue, store: InMemoryStateStore, context: EvaluationContext) {

@@ -1,3 +1,6 @@
+import FuzzSupport
+import Hush
+import HushCore
 // libFuzzer target for the Swift ↔ Lua bridge. Input: a Lua chunk, a NUL byte, then a JSON
 // payload (no NUL: the whole input is the chunk and there is no payload). The payload is pushed
 // into Lua as a table (LuaState.push(LuaValue)), the chunk runs inside a budget window with tight
@@ -7,14 +10,12 @@
 // copied again. Invariants: nothing traps; the stack is back where it was; after any error or
 // overrun the same interpreter runs a fresh window.
 import HushJSON
-import FuzzSupport
-import Hush
-import HushCore
 import HushPolicy
 import Lua
 
-let limits = LuaLimits(memoryBytes: 16 << 20, graceMilliseconds: 1, instructionLimit: 200_000, patternSteps: 100_000,
-                       stringBytes: 1 << 20, timeLimitMilliseconds: 200)
+let limits = LuaLimits(
+    memoryBytes: 16 << 20, graceMilliseconds: 1, instructionLimit: 200_000, patternSteps: 100_000,
+    stringBytes: 1 << 20, timeLimitMilliseconds: 200)
 
 func jsonToLua(_ value: JSONValue, depth: Int = 0) -> LuaValue {
     switch value {
@@ -32,7 +33,9 @@ func jsonToLua(_ value: JSONValue, depth: Int = 0) -> LuaValue {
         var entries: [LuaTableEntry] = []
         for (key, item) in object {
             // Keys that look like numbers become numbers, so integer and float keys are exercised.
-            let k: LuaValue = Double(key).map { d in d.rounded() == d && abs(d) < 9e15 ? .integer(Int64(d)) : .number(d) } ?? .string(key)
+            let k: LuaValue =
+                Double(key).map { d in d.rounded() == d && abs(d) < 9e15 ? .integer(Int64(d)) : .number(d) }
+                ?? .string(key)
             entries.append(LuaTableEntry(key: k, value: jsonToLua(item, depth: depth + 1)))
         }
         return .table(LuaTable(entries: entries))
@@ -126,7 +129,9 @@ final class Bridge {
             lua.beginBudget()
             defer { lua.endBudget() }
             try lua.call(arguments: 0, results: 1)
-            guard lua.value(at: -1) == .integer(5050) else { fatalError("the interpreter computes wrong after a fuzz input") }
+            guard lua.value(at: -1) == .integer(5050) else {
+                fatalError("the interpreter computes wrong after a fuzz input")
+            }
         } catch {
             fatalError("the interpreter is not usable after a fuzz input: \(error)")
         }

@@ -9,7 +9,8 @@ import HushPolicy
 import Lua
 
 /// Tight limits, so a looping or hungry policy is stopped well inside libFuzzer's -timeout.
-let limits = LuaLimits(memoryBytes: 16 << 20, graceMilliseconds: 1, instructionLimit: 200_000, timeLimitMilliseconds: 200)
+let limits = LuaLimits(
+    memoryBytes: 16 << 20, graceMilliseconds: 1, instructionLimit: 200_000, timeLimitMilliseconds: 200)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPolicy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

@@ -13,28 +13,42 @@ extension Evaluation {
             return
         case .headphones:
             guard policy.announce.headphones else {
-                traceOnly("announcement", "announcements on headphones are off (announce { headphones = true } turns them on)")
+                traceOnly(
+                    "announcement", "announcements on headphones are off (announce { headphones = true } turns them on)"
+                )
                 return
             }
-            if settings.announce == false { wanted = false } // never, whatever a rule says
-            else if let override = subject.announce { wanted = override }
-            else if settings.announce == true { wanted = true }
-            else { wanted = communication?.sender != nil || subject.level >= .timeSensitive }
+            if settings.announce == false {
+                wanted = false
+            }  // never, whatever a rule says
+            else if let override = subject.announce {
+                wanted = override
+            } else if settings.announce == true {
+                wanted = true
+            } else {
+                wanted = communication?.sender != nil || subject.level >= .timeSensitive
+            }
         case .carplay:
             guard policy.announce.carplay else {
-                traceOnly("announcement", "announcements in CarPlay are off (announce { carplay = true } turns them on)")
+                traceOnly(
+                    "announcement", "announcements in CarPlay are off (announce { carplay = true } turns them on)")
                 return
             }
-            if settings.announce == false { wanted = false }
-            else if let override = subject.announce { wanted = override }
-            else { wanted = communication?.kind == .message && communication?.sender != nil }
+            if settings.announce == false {
+                wanted = false
+            } else if let override = subject.announce {
+                wanted = override
+            } else {
+                wanted = communication?.kind == .message && communication?.sender != nil
+            }
         }
         guard wanted else {
             traceOnly("announcement", "not announced on \(context.audio.rawValue)")
             return
         }
-        let text = Announcement.text(envelope: envelope, appName: settings.name, previewsHidden: previewsHidden,
-                                     directory: directory)
+        let text = Announcement.text(
+            envelope: envelope, appName: settings.name, previewsHidden: previewsHidden,
+            directory: directory)
         decision.announcement = text
         note("announcement", "announced on \(context.audio.rawValue): \"\(text)\"")
     }

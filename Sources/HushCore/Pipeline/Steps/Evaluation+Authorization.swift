@@ -12,7 +12,9 @@ extension Evaluation {
             return true
         case .denied:
             if isEntitledCritical {
-                note("authorization", "\(settings.name) is not authorized to notify, but critical alerts are allowed separately")
+                note(
+                    "authorization",
+                    "\(settings.name) is not authorized to notify, but critical alerts are allowed separately")
                 return true
             }
             decision.delivery = .dropped

@@ -5,17 +5,21 @@ extension Evaluation {
         if envelope.pushType == "background" || (envelope.contentAvailable && !envelope.hasVisibleContent) {
             decision.delivery = .background
             setBadge()
-            note("background", envelope.pushType == "background"
-                 ? "background push (apns-push-type: background): no user-visible notification"
-                 : "content-available with no alert, sound or badge: a background push")
+            note(
+                "background",
+                envelope.pushType == "background"
+                    ? "background push (apns-push-type: background): no user-visible notification"
+                    : "content-available with no alert, sound or badge: a background push")
             return true
         }
         if !envelope.hasSomethingToShow {
             decision.delivery = .background
             setBadge()
-            note("background", decision.badge != nil
-                 ? "nothing to show (no title, body, sound or sender): only the badge is updated"
-                 : "nothing to show (no title, body, sound or sender): no user-visible notification")
+            note(
+                "background",
+                decision.badge != nil
+                    ? "nothing to show (no title, body, sound or sender): only the badge is updated"
+                    : "nothing to show (no title, body, sound or sender): no user-visible notification")
             return true
         }
         if let expiration = envelope.expiration, expiration != 0, expiration < now {

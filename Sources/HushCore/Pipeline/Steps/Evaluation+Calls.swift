@@ -5,7 +5,8 @@ extension Evaluation {
     /// update of that call, not a second one, so it never counts as a repeated call.
     mutating func recordCall() throws {
         guard let communication = envelope.communication, communication.kind == .call,
-              let caller = communication.sender else { return }
+            let caller = communication.sender
+        else { return }
         if try isReplacing() {
             traceOnly("calls", "updates the call \(envelope.collapseKey): not a second call")
             return

@@ -60,11 +60,19 @@ extension Evaluation {
             lockScreen: context.locked && settings.lockScreen,
             bypassRinger: critical)
         let words: String
-        if critical { words = "alert: critical: sounds through the ringer switch at volume \(decision.alert!.volume!)" }
-        else if !audible { words = "alert: passive, so no sound, vibration or screen wake" }
-        else if !asked { words = "alert: " + level.rawValue + ", no sound (the notification asks for none)" }
-        else if !sound { words = context.ringer == .silent ? "alert: no sound (ringer is silent)" : "alert: no sound (" + settings.name + " has sounds off)" }
-        else { words = "alert: " + level.rawValue + ", with sound" }
+        if critical {
+            words = "alert: critical: sounds through the ringer switch at volume \(decision.alert!.volume!)"
+        } else if !audible {
+            words = "alert: passive, so no sound, vibration or screen wake"
+        } else if !asked {
+            words = "alert: " + level.rawValue + ", no sound (the notification asks for none)"
+        } else if !sound {
+            words =
+                context.ringer == .silent
+                ? "alert: no sound (ringer is silent)" : "alert: no sound (" + settings.name + " has sounds off)"
+        } else {
+            words = "alert: " + level.rawValue + ", with sound"
+        }
         note("delivery", words)
         if forcedAlert { decision.reasons.append("a rule forced delivery alert") }
     }

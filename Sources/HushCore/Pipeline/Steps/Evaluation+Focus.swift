@@ -40,13 +40,16 @@ extension Evaluation {
     /// the notification's criteria.
     func filteredOut(_ focus: FocusSettings) -> (allowed: [String], criteria: String)? {
         guard !focus.filters.isEmpty, let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria,
-              !allowed.contains(criteria) else { return nil }
+            !allowed.contains(criteria)
+        else { return nil }
         return (allowed, criteria)
     }
 
     /// How the notification passes the focus, if it does; then "; " and why are appended to `text`.
-    func focusBreakthrough(_ focus: FocusSettings, sender: Directory.Resolved?,
-                           filtered: (allowed: [String], criteria: String)?, why text: inout String) throws -> Decision.Breakthrough? {
+    func focusBreakthrough(
+        _ focus: FocusSettings, sender: Directory.Resolved?,
+        filtered: (allowed: [String], criteria: String)?, why text: inout String
+    ) throws -> Decision.Breakthrough? {
         let level = subject.level
         if filtered != nil {
             if level == .critical {
@@ -115,7 +118,8 @@ extension Evaluation {
         if let sender, communication?.kind == .message, let how = try allowedPerson(sender, focus) {
             text += "; "
             text += directory.displayName(of: sender)
-            text += how == .suggested
+            text +=
+                how == .suggested
                 ? " is an allowed person (among the \(focus.suggested) people suggested for this focus)"
                 : " is an allowed person"
             return .person
@@ -134,8 +138,10 @@ extension Evaluation {
     }
 
     /// Why the focus silences the notification, appended to `text`.
-    func writeSilencedWhy(_ focus: FocusSettings, sender: Directory.Resolved?,
-                          filtered: (allowed: [String], criteria: String)?, to text: inout String) {
+    func writeSilencedWhy(
+        _ focus: FocusSettings, sender: Directory.Resolved?,
+        filtered: (allowed: [String], criteria: String)?, to text: inout String
+    ) {
         if let (allowed, criteria) = filtered {
             text += "the focus filter for "
             text += settings.name
@@ -184,9 +190,11 @@ extension Evaluation {
         if isListed(person, focus) { return .listed }
         if focus.favorites && directory.isFavorite(person) { return .listed }
         if focus.suggested > 0 {
-            let top = try Suggestions.rank(interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
-                                       now: now, focus: focus, clock: clock, directory: directory,
-                                       excludeAllowed: false).prefix(focus.suggested)
+            let top = try Suggestions.rank(
+                interactions: state.interactions(user: envelope.user, since: now - Suggestions.windowSeconds),
+                now: now, focus: focus, clock: clock, directory: directory,
+                excludeAllowed: false
+            ).prefix(focus.suggested)
             if top.contains(where: { directory.samePerson(directory.resolve($0.person), person) }) { return .suggested }
         }
         return nil

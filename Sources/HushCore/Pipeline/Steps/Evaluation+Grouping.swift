@@ -22,7 +22,9 @@ extension Evaluation {
                 count = digest.memberCount + 1
                 line = GroupSummary.line(digest, categories: policy.categories, previewsHidden: previewsHidden)
             } else {
-                let others = try state.groupMembers(user: envelope.user, groupID: id).filter { $0.id != key || $0.app != envelope.app }
+                let others = try state.groupMembers(user: envelope.user, groupID: id).filter {
+                    $0.id != key || $0.app != envelope.app
+                }
                 count = others.count + 1
                 line = GroupSummary.line(others: others, categories: policy.categories, previewsHidden: previewsHidden)
             }

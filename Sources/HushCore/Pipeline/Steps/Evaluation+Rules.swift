@@ -12,20 +12,25 @@ extension Evaluation {
         for report in reports {
             if report.error == nil && report.changes == nil && report.notes.isEmpty && trace == nil { continue }
             for line in report.notes {
-                traceOnly("rules", "note from '\(report.rule.name)': \(line)", rule: report.rule.name, location: report.rule.location)
+                traceOnly(
+                    "rules", "note from '\(report.rule.name)': \(line)", rule: report.rule.name,
+                    location: report.rule.location)
             }
             if let error = report.error {
                 decision.errors.append("rule '\(report.rule.name)': \(error)")
-                traceOnly("rules", "rule '\(report.rule.name)' failed and was ignored: \(error)",
-                          rule: report.rule.name, location: report.rule.location)
+                traceOnly(
+                    "rules", "rule '\(report.rule.name)' failed and was ignored: \(error)",
+                    rule: report.rule.name, location: report.rule.location)
             } else if let changes = report.changes, changes.changesSomething {
                 decision.rules.append(report.rule.name)
-                let text = changes.reason.map { "rule '\(report.rule.name)': \($0)" }
+                let text =
+                    changes.reason.map { "rule '\(report.rule.name)': \($0)" }
                     ?? "rule '\(report.rule.name)' set \(changes.summaryText)"
                 note("rules", text, rule: report.rule.name, location: report.rule.location)
             } else {
-                traceOnly("rules", "rule '\(report.rule.name)' made no change",
-                          rule: report.rule.name, location: report.rule.location)
+                traceOnly(
+                    "rules", "rule '\(report.rule.name)' made no change",
+                    rule: report.rule.name, location: report.rule.location)
             }
         }
     }

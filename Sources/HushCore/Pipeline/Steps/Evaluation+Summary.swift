@@ -3,11 +3,16 @@ extension Evaluation {
     mutating func holdForSummary() -> Bool {
         let wanted = subject.delivery == .summary || subject.summary ?? settings.summary
         guard wanted else {
-            traceOnly("summary", subject.summary == false ? "a rule keeps it out of the summary" : "\(settings.name) is not in the Scheduled Summary")
+            traceOnly(
+                "summary",
+                subject.summary == false
+                    ? "a rule keeps it out of the summary" : "\(settings.name) is not in the Scheduled Summary")
             return false
         }
         guard let at = pipeline.nextSummary(atOrAfter: now, clock: clock) else {
-            if subject.delivery == .summary { decision.errors.append("delivery \"summary\" asked for, but the policy has no summary times") }
+            if subject.delivery == .summary {
+                decision.errors.append("delivery \"summary\" asked for, but the policy has no summary times")
+            }
             traceOnly("summary", "no summary times: nothing is held")
             return false
         }

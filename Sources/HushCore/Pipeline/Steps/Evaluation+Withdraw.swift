@@ -10,10 +10,13 @@ extension Evaluation {
             changes.append(.withdraw(user: user, app: app, id: key))
             var text = "withdrawn by \(settings.name): the delivered notification \(key) is removed"
             if let groupID = delivered.groupID {
-                let remaining = try state.groupMembers(user: user, groupID: groupID).filter { $0.id != key || $0.app != app }
+                let remaining = try state.groupMembers(user: user, groupID: groupID).filter {
+                    $0.id != key || $0.app != app
+                }
                 // The line under the group now speaks of all but its newest notification.
-                let line = GroupSummary.line(others: Array(remaining.dropLast()), categories: policy.categories,
-                                             previewsHidden: previewsHidden)
+                let line = GroupSummary.line(
+                    others: Array(remaining.dropLast()), categories: policy.categories,
+                    previewsHidden: previewsHidden)
                 decision.group = Decision.Group(id: groupID, count: remaining.count, summary: line)
                 text += "; its group \(groupID) now holds \(remaining.count)"
             }
