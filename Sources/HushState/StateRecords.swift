@@ -149,39 +149,39 @@ struct DeliveredGroupMembership: StateRecord {
     }
 }
 
-/// A row of `queue`: a notification waiting for its summary. `seq` is its place in the queue
-/// (kept when it is replaced), which `SummaryQueue` breaks ties by.
-struct QueueRow: StateRecord {
-    static let databaseTableName = "queue"
-    enum Columns: String, ColumnExpression { case seq }
+/// A row that is a notification and its `seq`: `queue` and `arrivals` have the same columns.
+protocol SequencedNotificationRow: StateRecord {
+    var notification: StoredNotification { get }
+    var seq: Int64 { get }
+    init(notification: StoredNotification, seq: Int64)
+}
+
+/// The column a sequenced row adds to the notification's.
+enum SequenceColumn: String, ColumnExpression { case seq }
+
+extension SequencedNotificationRow {
     static var selection: [any ColumnExpression] {
-        NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq]
+        NotificationColumn.allCases as [any ColumnExpression] + [SequenceColumn.seq]
     }
 
-    var notification: StoredNotification
-    var seq: Int64
-
     init(columns c: inout ColumnReader<some ColumnSource>) throws {
-        notification = try StoredNotification(columns: &c)
-        seq = try c.requiredInteger(Columns.seq)
+        self.init(notification: try StoredNotification(columns: &c), seq: try c.requiredInteger(SequenceColumn.seq))
     }
 }
 
-/// A row of `arrivals`: every notification as it arrived, delivered or queued, for `hush.recent`.
-struct ArrivalRow: StateRecord {
-    static let databaseTableName = "arrivals"
-    enum Columns: String, ColumnExpression { case seq }
-    static var selection: [any ColumnExpression] {
-        NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq]
-    }
-
+/// A row of `queue`: a notification waiting for its summary. `seq` is its place in the queue
+/// (kept when it is replaced), which `SummaryQueue` breaks ties by.
+struct QueueRow: SequencedNotificationRow {
+    static let databaseTableName = "queue"
     var notification: StoredNotification
     var seq: Int64
+}
 
-    init(columns c: inout ColumnReader<some ColumnSource>) throws {
-        notification = try StoredNotification(columns: &c)
-        seq = try c.requiredInteger(Columns.seq)
-    }
+/// A row of `arrivals`: every notification as it arrived, delivered or queued, for `hush.recent`.
+struct ArrivalRow: SequencedNotificationRow {
+    static let databaseTableName = "arrivals"
+    var notification: StoredNotification
+    var seq: Int64
 }
 
 // MARK: - The other tables
