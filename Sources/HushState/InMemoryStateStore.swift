@@ -23,6 +23,16 @@ public final class InMemoryStateStore: StateStore {
     /// The place the next notification new to a queue takes.
     private var nextQueuePlace = 0
 
+    // What a long-running Hush keeps (`ServiceState`): small next to the notifications, so kept
+    // plainly rather than per user.
+    /// The outbox, by `seq` (increasing: appended in order, pruned without reordering).
+    private var events: [StoredEvent] = []
+    /// The `seq` the next event recorded takes: never given twice, even once events are pruned.
+    private var nextEventSeq: Int64 = 1
+    private var scheduleMarks: [String: ScheduleMark] = [:]
+    private var userPolicies: [String: String] = [:]
+    private var cursors: [String: Int64] = [:]
+
     /// An empty store that keeps delivered notifications, arrivals and calls 7 days.
     public init() {
         retentionDays = RetentionPolicy.defaultDays
@@ -88,6 +98,13 @@ public final class InMemoryStateStore: StateStore {
         @exclusivity(unchecked) var interactions = ArrivalList<Interaction>()
         @exclusivity(unchecked) var manual: ManualFocus?
         @exclusivity(unchecked) var retention = RetentionBookEntry()
+
+        /// Whether anything about the user is kept: not only the retention bookkeeping (which
+        /// outlives what it was about), nor the empty state `setManualFocus(user, nil)` makes.
+        var holdsAnything: Bool {
+            !delivered.isEmpty || !queue.isEmpty || !calls.isEmpty || !arrivals.isEmpty || !interactions.isEmpty
+                || manual != nil
+        }
     }
 
     private func state(_ user: String) -> UserState? {
@@ -274,9 +291,67 @@ public final class InMemoryStateStore: StateStore {
         }
     }
 
+    /// Also forgets the events older than `t` that every consumer has acknowledged.
     package func prune(before t: Double) {
         for s in users.values { prune(s, before: t) }
+        // An event a consumer has not acknowledged (above the smallest cursor) stays, however old.
+        let acknowledged = cursors.values.min() ?? .max
+        events.removeAll { $0.at < t && $0.seq <= acknowledged }
     }
+
+    // MARK: service state
+
+    @discardableResult
+    package func appendEvents(_ events: [StoredEvent]) -> [StoredEvent] {
+        let recorded = events.map { event in
+            var event = event
+            event.seq = nextEventSeq
+            nextEventSeq += 1
+            return event
+        }
+        self.events.append(contentsOf: recorded)
+        return recorded
+    }
+
+    package func events(after seq: Int64, user: String?, limit: Int) -> [StoredEvent] {
+        guard limit > 0 else { return [] }
+        // By seq: a binary search for the first one after `seq`.
+        var low = 0, high = events.count
+        while low < high {
+            let mid = (low + high) / 2
+            if events[mid].seq <= seq { low = mid + 1 } else { high = mid }
+        }
+        let after = events[low...]
+        guard let user else { return Array(after.prefix(limit)) }
+        return Array(after.lazy.filter { $0.user == user }.prefix(limit))
+    }
+
+    /// The highest seq ever given, as `SQLiteStateStore` answers: it stays once the events are pruned.
+    package func lastEventSeq() -> Int64 { nextEventSeq - 1 }
+
+    package func scheduleMark(user: String) -> ScheduleMark? { scheduleMarks[user] }
+
+    package func setScheduleMark(user: String, _ mark: ScheduleMark) { scheduleMarks[user] = mark }
+
+    package func userPolicy(user: String) -> String? { userPolicies[user] }
+
+    package func setUserPolicy(user: String, _ text: String?) { userPolicies[user] = text }
+
+    package func cursor(_ name: String) -> Int64 { cursors[name] ?? 0 }
+
+    package func setCursor(_ name: String, _ seq: Int64) { cursors[name] = seq }
+
+    package func knownUsers() -> [String] {
+        var known = Set(users.lazy.filter { $0.value.holdsAnything }.map(\.key))
+        known.formUnion(scheduleMarks.keys)
+        known.formUnion(userPolicies.keys)
+        for event in events { known.insert(event.user) }
+        return known.sorted()
+    }
+
+    /// Just runs `body`: a write in memory cannot fail halfway, so there is nothing to undo. (What
+    /// `body` wrote before throwing stays, as with `deliverDueSummaries`.)
+    package func atomically<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
     // MARK: retention
 
@@ -306,6 +381,8 @@ struct ArrivalList<Item> {
     private var items: [Item] = []
     private var dates: [Double] = []
     private var sorted = true
+
+    var isEmpty: Bool { items.isEmpty }
 
     mutating func append(_ item: Item, date: Double) {
         if let last = dates.last, date < last { sorted = false }

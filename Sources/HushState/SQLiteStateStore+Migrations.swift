@@ -5,13 +5,17 @@ import GRDB
 /// `sqlite3` can tell which Hush wrote a file. Never edit a registered migration: add "vN+1".
 extension SQLiteStateStore {
     /// The newest schema this code knows.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try createSchemaV1(db)
             try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        migrator.registerMigration("v2") { db in
+            try createSchemaV2(db)
+            try db.execute(sql: "PRAGMA user_version = 2")
         }
         return migrator
     }()
@@ -105,6 +109,46 @@ extension SQLiteStateStore {
                 CREATE TABLE retention (
                     user TEXT NOT NULL PRIMARY KEY,
                     pruned_through REAL NOT NULL
+                );
+                """)
+    }
+
+    /// What a long-running Hush keeps (`ServiceState`), read and written through the records of
+    /// `StateRecords.swift`. Added to a v1 file as it is: nothing of v1 changes.
+    private static func createSchemaV2(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                -- The outbox: events in the order they were recorded. AUTOINCREMENT: a seq is never
+                -- given twice, even once the newest events are pruned, as consumers hold on to them
+                -- (Last-Event-ID, webhook idempotency keys, cursors).
+                CREATE TABLE events (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    kind TEXT NOT NULL,
+                    json TEXT NOT NULL
+                );
+                CREATE INDEX events_by_user ON events (user, seq);
+
+                -- How far each user's schedule was worked out. focus NULL: none announced (or on).
+                CREATE TABLE schedule_marks (
+                    user TEXT PRIMARY KEY,
+                    focus TEXT,
+                    announced INTEGER NOT NULL,
+                    through REAL NOT NULL
+                );
+
+                -- Each user's own policy (Lua). updated: wall clock, UNIX seconds.
+                CREATE TABLE user_policies (
+                    user TEXT PRIMARY KEY,
+                    text TEXT NOT NULL,
+                    updated REAL NOT NULL
+                );
+
+                -- How far each consumer of the outbox has taken it: the last seq it acknowledged.
+                CREATE TABLE cursors (
+                    name TEXT PRIMARY KEY,
+                    seq INTEGER NOT NULL
                 );
                 """)
     }

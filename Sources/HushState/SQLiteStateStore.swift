@@ -234,12 +234,15 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
+    /// Also forgets the events older than `t` that every consumer has acknowledged
+    /// (`SQLiteStateStore+Service.swift`).
     package func prune(before t: Double) throws {
         digestCache.clear()
         try write("prune") { db in
             try DeliveredRow.filter(N.date < t).deleteAll(db)
             try ArrivalRow.filter(N.date < t).deleteAll(db)
             try CallRow.filter(CallRow.Columns.date < t).deleteAll(db)
+            try pruneEvents(db, before: t)
         }
     }
 

@@ -1,5 +1,3 @@
-package import HushCore
-
 /// An event (a summary delivered, the focus in force changed) as recorded in state: the outbox
 /// that the service's event stream and webhook read from, in the order events were recorded.
 package struct StoredEvent: Sendable, Hashable {

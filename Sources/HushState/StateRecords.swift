@@ -319,6 +319,127 @@ struct RetentionRow: StateRecord, PersistableRecord {
     }
 }
 
+// MARK: - What a long-running Hush keeps (`ServiceState`, schema v2)
+
+/// A row of `events`: one event of the outbox. Mutable persistence, as GRDB hands the `seq` the
+/// table's AUTOINCREMENT gave it to `didInsert`: it is the event's id for its consumers.
+struct EventRow: StateRecord, MutablePersistableRecord {
+    static let databaseTableName = "events"
+    enum Columns: String, ColumnExpression, CaseIterable { case seq, user, at, kind, json }
+    static var selection: [any ColumnExpression] { Columns.allCases }
+
+    /// Its `seq` is 0 until inserted (written as NULL, so the table gives one).
+    var event: StoredEvent
+
+    init(_ event: StoredEvent) {
+        self.event = event
+    }
+
+    init(columns c: inout ColumnReader<some ColumnSource>) throws {
+        event = StoredEvent(
+            seq: try c.requiredInteger(Columns.seq), user: try c.requiredText(Columns.user),
+            at: try c.requiredReal(Columns.at), kind: try c.requiredText(Columns.kind),
+            json: try c.requiredText(Columns.json))
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.seq] = event.seq > 0 ? event.seq : nil
+        container[Columns.user] = event.user
+        container[Columns.at] = event.at
+        container[Columns.kind] = event.kind
+        container[Columns.json] = event.json
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        event.seq = inserted.rowID
+    }
+}
+
+/// A row of `schedule_marks`: how far a user's scheduled events were worked out.
+struct ScheduleMarkRow: StateRecord, PersistableRecord {
+    static let databaseTableName = "schedule_marks"
+    enum Columns: String, ColumnExpression, CaseIterable { case user, focus, announced, through }
+    static var selection: [any ColumnExpression] { Columns.allCases }
+
+    var user: String
+    var mark: ScheduleMark
+
+    init(user: String, mark: ScheduleMark) {
+        self.user = user
+        self.mark = mark
+    }
+
+    init(columns c: inout ColumnReader<some ColumnSource>) throws {
+        user = try c.requiredText(Columns.user)
+        mark = ScheduleMark(
+            focus: try c.text(Columns.focus), announced: try c.requiredInteger(Columns.announced) != 0,
+            through: try c.requiredReal(Columns.through))
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.user] = user
+        container[Columns.focus] = mark.focus
+        container[Columns.announced] = mark.announced
+        container[Columns.through] = mark.through
+    }
+}
+
+/// A row of `user_policies`: a user's own policy (Lua text) and when it was last set, by the wall
+/// clock (for whoever looks at the file: the store does not read it back).
+struct UserPolicyRow: StateRecord, PersistableRecord {
+    static let databaseTableName = "user_policies"
+    enum Columns: String, ColumnExpression, CaseIterable { case user, text, updated }
+    static var selection: [any ColumnExpression] { Columns.allCases }
+
+    var user: String
+    var text: String
+    /// UNIX seconds.
+    var updated: Double
+
+    init(user: String, text: String, updated: Double) {
+        self.user = user
+        self.text = text
+        self.updated = updated
+    }
+
+    init(columns c: inout ColumnReader<some ColumnSource>) throws {
+        user = try c.requiredText(Columns.user)
+        text = try c.requiredText(Columns.text)
+        updated = try c.requiredReal(Columns.updated)
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.user] = user
+        container[Columns.text] = text
+        container[Columns.updated] = updated
+    }
+}
+
+/// A row of `cursors`: the last event `seq` the consumer `name` acknowledged.
+struct CursorRow: StateRecord, PersistableRecord {
+    static let databaseTableName = "cursors"
+    enum Columns: String, ColumnExpression, CaseIterable { case name, seq }
+    static var selection: [any ColumnExpression] { Columns.allCases }
+
+    var name: String
+    var seq: Int64
+
+    init(name: String, seq: Int64) {
+        self.name = name
+        self.seq = seq
+    }
+
+    init(columns c: inout ColumnReader<some ColumnSource>) throws {
+        name = try c.requiredText(Columns.name)
+        seq = try c.requiredInteger(Columns.seq)
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.name] = name
+        container[Columns.seq] = seq
+    }
+}
+
 // MARK: - Reading columns
 
 /// Where a record's column values are read from, by position in its `selection`: a GRDB `Row`,
