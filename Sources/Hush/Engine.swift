@@ -77,6 +77,19 @@ public final class Engine: Sendable {
         }
     }
 
+    /// The same kind of engine (limits, logger) from the policy in these files now: a policy
+    /// file changed on disk.
+    /// - Throws: `HushError` as ``init(policyFiles:limits:logger:)``.
+    package func reloaded(from paths: [String]) throws(HushError) -> Engine {
+        let sources: [PolicySource]
+        do { sources = try PolicyFiles.sources(paths: paths) } catch {
+            throw HushError(code: .unreadablePolicy, message: error.description)
+        }
+        do { return try Engine(sources: sources, limits: limits, logger: logger) } catch {
+            throw HushError(policy: error)
+        }
+    }
+
     /// The policy used when none is given: no focus, no summary, every app with its defaults.
     package static let defaultPolicySource = PolicySource(
         name: "(built-in default policy)",

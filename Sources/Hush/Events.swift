@@ -1,6 +1,6 @@
 package import HushCore
 package import HushJSON
-package import HushState
+import HushState
 
 /// What Hush does over time rather than in answer to a notification: a scheduled summary
 /// delivered at its time, or the focus in force changing. `hush simulate --json` prints these, and
@@ -122,30 +122,4 @@ public struct FocusChange: Sendable, Hashable {
     public var focus: String?
     /// Why, in words.
     public var reason: String
-}
-
-extension Session {
-    /// The summary as it is shown: previews hidden by its app's settings (`locked` is the
-    /// device's state) leave out title and body. Made after the batch was delivered, so each
-    /// placeholder counts the group as it now is. Throws when a group cannot be read.
-    package func summaryDelivery(_ batch: SummaryBatch, locked: Bool) throws -> SummaryDelivery {
-        let pipeline = engine.pipeline
-        func item(_ n: StoredNotification) throws -> SummaryDelivery.Item {
-            let settings = pipeline.settings(for: n.app)
-            let hidden = settings.hidesPreviews(locked: locked)
-            let group = pipeline.groupID(app: n.app, thread: n.threadID)
-            var placeholder: String?
-            if hidden {
-                let count = try group.map { try store.groupMembers(user: n.user, groupID: $0).count } ?? 1
-                let format = n.category.flatMap { pipeline.policy.categories[$0]?.hiddenPreview } ?? .defaultPlaceholder
-                placeholder = format.render(count: max(count, 1))
-            }
-            return SummaryDelivery.Item(
-                id: n.id, app: n.app, title: hidden ? nil : n.title, body: hidden ? nil : n.body, group: group,
-                placeholder: placeholder, relevance: n.relevance, hasMedia: n.hasMedia, date: n.date)
-        }
-        return try SummaryDelivery(
-            user: batch.user, at: batch.at, notifications: batch.notifications.map(item),
-            dropped: batch.dropped.map(item))
-    }
 }

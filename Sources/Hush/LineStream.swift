@@ -33,6 +33,12 @@ package final class LineStream {
         self.buffer = [UInt8](repeating: 0, count: self.chunkSize)
     }
 
+    /// Whether `descriptor` is open on something that is not a directory (which `read` would refuse).
+    package static func isReadableFile(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) != S_IFDIR
+    }
+
     /// The lines of `bytes`, already in memory: nothing is read, so nothing can fail to be.
     package init(bytes: [UInt8]) {
         self.descriptor = -1

@@ -47,7 +47,7 @@ public final class Session {
     /// Decides one notification and records what state should remember. Summaries that fell due
     /// before it are delivered first, so their notifications are in their groups.
     /// - Parameters:
-    ///   - envelope: the notification, from ``envelope(fromJSON:line:)``.
+    ///   - envelope: the notification, from ``envelope(fromJSON:line:)-(String,_)``.
     ///   - context: the device's state; its `now` (else the envelope's date, else `wallClock`,
     ///     else the clock) is the time of the decision.
     ///   - explain: adds a `Decision.trace`: every step and rule, with `file:line`.
@@ -65,7 +65,7 @@ public final class Session {
         let user = envelope.user
         let clock = clock(for: context)
         do {
-            _ = try deliverDueSummaries(user: user, upTo: now)
+            _ = try schedule(clock: clock).deliverDueSummaries(user: user, upTo: now, locked: context.locked)
             let outcome = try pipeline.evaluate(
                 envelope, now: now, context: context, state: store, rules: interpreter,
                 clock: clock, explain: explain)
@@ -94,10 +94,15 @@ public final class Session {
         -> [SummaryDelivery]
     {
         do {
-            return try deliverDueSummaries(user: user, upTo: t).map { try summaryDelivery($0, locked: locked) }
+            return try schedule(clock: pipeline.defaultClock).deliverDueSummaries(user: user, upTo: t, locked: locked)
         } catch {
             throw HushError(state: error)
         }
+    }
+
+    /// The user's events over time in `clock`'s zone (see `UserSchedule`).
+    func schedule(clock: ZoneClock) -> UserSchedule {
+        UserSchedule(engine: engine, store: store, clock: clock)
     }
 
     /// Decodes one notification: a JSON object, as one line of `hush eval` input (docs/reference.md,
@@ -123,16 +128,6 @@ public final class Session {
     public func envelope(fromJSON bytes: UnsafeRawBufferPointer, line: Int? = nil) throws(HushError) -> Envelope {
         do { return try envelope(fromLine: bytes, number: line ?? 1) } catch {
             throw HushError(error.reason, line: line)
-        }
-    }
-
-    /// Delivers every summary due at or before `t`: its notifications join the delivered list and
-    /// their groups; expired ones are dropped. Taking and delivering are one transaction, so a
-    /// crash between them cannot lose the summary.
-    package func deliverDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
-        let pipeline = self.pipeline
-        return try store.deliverDueSummaries(user: user, upTo: t) { batch in
-            pipeline.deliveryChanges(forSummary: batch.notifications)
         }
     }
 

@@ -27,6 +27,7 @@ extension Session {
         until: Double?, emit: (SimulationEvent) throws -> Void
     ) throws {
         let clock = clock(for: context)
+        let schedule = schedule(clock: clock)
         var envelopes: [(line: Int, envelope: Envelope)] = []
         // A line without a date follows the one before it; the first, the context's now, else the
         // clock (a stream with no dates at all is still replayed, not silently skipped).
@@ -57,7 +58,7 @@ extension Session {
 
         func advance(to t: Double, inclusive: Bool) throws {
             // Focus boundaries and summary times between the previous instant and t, in order.
-            var instants = focusBoundaries(after: previous, upTo: t, clock: clock)
+            var instants = schedule.focusBoundaries(after: previous, upTo: t)
             for user in users {
                 if let until = try store.manualFocus(user: user)?.until, until > previous, until <= t {
                     instants.append(until)
@@ -90,8 +91,8 @@ extension Session {
         }
 
         func deliverSummaries(user: String, upTo t: Double) throws {
-            for batch in try deliverDueSummaries(user: user, upTo: t) {
-                try emit(.summary(summaryDelivery(batch, locked: context.locked)))
+            for delivery in try schedule.deliverDueSummaries(user: user, upTo: t, locked: context.locked) {
+                try emit(.summary(delivery))
             }
         }
 
@@ -104,22 +105,5 @@ extension Session {
             try emit(.notification(at: t, envelope: envelope, decision: decision))
         }
         try advance(to: end, inclusive: true)
-    }
-
-    /// Instants in (after, upTo] at which a scheduled focus starts or ends.
-    func focusBoundaries(after: Double, upTo: Double, clock: ZoneClock) -> [Double] {
-        guard upTo > after else { return [] }
-        var out: [Double] = []
-        let first = clock.local(after).dayNumber - 1
-        let last = clock.local(upTo).dayNumber
-        for focus in engine.policy.focuses {
-            for schedule in focus.schedules {
-                for day in first...max(first, last) {
-                    guard let w = schedule.window(startingOn: day, clock: clock) else { continue }
-                    for instant in [w.start, w.end] where instant > after && instant <= upTo { out.append(instant) }
-                }
-            }
-        }
-        return out
     }
 }

@@ -11,6 +11,8 @@ struct DeviceState {
     let clock: ZoneClock
     let now: Double
     let user: String
+    /// One interpreter for the command: delivering what is due and reporting share it.
+    let session: Session
 
     init(policy: PolicyOptions, state: StateOptions, device: DeviceOptions) throws {
         engine = try policy.engine()
@@ -18,11 +20,12 @@ struct DeviceState {
         clock = engine.pipeline.defaultClock
         now = device.currentTime
         user = device.user
+        session = try engine.makeSession(storing: store)
     }
 
     /// Delivers the summaries that fell due by now: an 08:00 summary is never reported as waiting
     /// at 09:00.
     func deliverDueSummaries() throws {
-        _ = try engine.makeSession(storing: store).deliverDueSummaries(user: user, upTo: now)
+        _ = try session.deliverDueSummaries(user: user, at: now)
     }
 }

@@ -55,16 +55,3 @@ struct DonateCommand: ParsableCommand {
         if invalid > 0 { throw ExitCode(1) }
     }
 }
-
-enum ErrorLine {
-    /// `{"line": N, "error": "..."}`
-    static func make(_ number: Int, _ message: String) -> [UInt8] {
-        var w = JSONWriter(capacity: 128)
-        w.raw("{\"line\":")
-        w.writeInt(number)
-        w.raw(",\"error\":")
-        w.writeString(message)
-        w.raw("}")
-        return w.bytes
-    }
-}

@@ -77,41 +77,18 @@ struct FocusCommand: ParsableCommand {
 
         func run() throws {
             let device = try DeviceState(policy: policy, state: state, device: self.device)
-            let (engine, store, clock, now, user) = (device.engine, device.store, device.clock, device.now, device.user)
+            let (store, clock, now, user) = (device.store, device.clock, device.now, device.user)
             if let until {
                 let end = until.resolved(now: now, clock: clock)
                 try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
                 Output.line("Focus is off until \(clock.format(end))")
                 return
             }
-            // Without the manual setting, would a schedule turn a focus on now?
-            try store.setManualFocus(user: user, nil)
-            let context = EvaluationContext()
-            if let (focus, _) = try engine.pipeline.activeFocus(
-                at: now, context: context, user: user, state: store, clock: clock),
-                let end = Schedules.currentWindowEnd(of: focus, at: now, clock: clock)
-            {
-                try store.setManualFocus(user: user, ManualFocus(name: nil, since: now, until: end))
-                Output.line("Focus \(focus.name) is off until its scheduled window ends at \(clock.format(end))")
+            if let (focus, end) = try device.session.turnFocusOff(user: user, until: nil, at: now, clock: clock) {
+                Output.line("Focus \(focus) is off until its scheduled window ends at \(clock.format(end))")
             } else {
                 Output.line("Focus is off")
             }
         }
-    }
-}
-
-enum Schedules {
-    /// The end of the scheduled window of `focus` that contains `t`.
-    static func currentWindowEnd(of focus: FocusSettings, at t: Double, clock: ZoneClock) -> Double? {
-        let today = clock.local(t).dayNumber
-        var ends: [Double] = []
-        for schedule in focus.schedules {
-            for day in [today - 1, today] {
-                if let w = schedule.window(startingOn: day, clock: clock), w.start <= t, t < w.end {
-                    ends.append(w.end)
-                }
-            }
-        }
-        return ends.max()
     }
 }

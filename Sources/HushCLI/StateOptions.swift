@@ -26,13 +26,17 @@ struct StateOptions: ParsableArguments {
         if let retention, !(retention > 0) { throw ValidationError("--retention must be a number of days above 0") }
     }
 
+    /// `--retention`, else $HUSH_RETENTION_DAYS, else 7.
+    var retentionDays: Double {
+        retention ?? ProcessInfo.processInfo.environment["HUSH_RETENTION_DAYS"].flatMap(Double.init) ?? 7
+    }
+
     /// The store for this run; a state file that cannot be opened is an error (exit 2), never replaced.
     func store() throws -> any StateStore {
         if ephemeral { return InMemoryStateStore() }
         let path = Self.resolvedPath(statePath)
         do {
-            let days = retention ?? ProcessInfo.processInfo.environment["HUSH_RETENTION_DAYS"].flatMap(Double.init) ?? 7
-            return try SQLiteStateStore(path: path, retentionDays: days)
+            return try SQLiteStateStore(path: path, retentionDays: retentionDays)
         } catch {
             Output.error("hush: \(error)")
             throw ExitCode(2)

@@ -27,7 +27,7 @@ struct SuggestCommand: ParsableCommand {
 
     func run() throws {
         let device = try DeviceState(policy: policy, state: state, device: self.device)
-        let (engine, store, clock, now, user) = (device.engine, device.store, device.clock, device.now, device.user)
+        let (engine, clock, now, user) = (device.engine, device.clock, device.now, device.user)
         try device.deliverDueSummaries()
         var focusSettings: FocusSettings?
         if let focus {
@@ -40,30 +40,12 @@ struct SuggestCommand: ParsableCommand {
             }
             focusSettings = found
         }
-        let interactions = try StateOptions.reading {
-            try store.interactions(user: user, since: now - Suggestions.windowSeconds)
+        let session = device.session
+        let ranked = try StateOptions.reading {
+            try session.suggestions(user: user, focus: focusSettings, limit: limit, at: now, clock: clock)
         }
-        let ranked = Suggestions.rank(
-            interactions: interactions,
-            now: now, focus: focusSettings, clock: clock, directory: engine.pipeline.directory
-        )
-        .prefix(limit)
         if json {
-            var w = JSONWriter(capacity: 1024)
-            w.raw("[")
-            for (i, s) in ranked.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.raw("{\"handle\":"); if let h = s.person.handle { w.writeString(h) } else { w.writeNull() }
-                w.raw(",\"name\":"); w.writeString(engine.pipeline.directory.displayName(of: s.person))
-                w.raw(",\"score\":"); w.writeNumber((s.score * 1000).rounded() / 1000)
-                w.raw(",\"messages\":"); w.writeInt(s.messages)
-                w.raw(",\"calls\":"); w.writeInt(s.calls)
-                w.raw(",\"last\":"); w.writeString(clock.format(s.last))
-                w.raw(",\"why\":"); w.writeString(s.why)
-                w.raw("}")
-            }
-            w.raw("]")
-            Output.write(w.bytes)
+            Output.write(session.suggestionsJSON(ranked, clock: clock))
             return
         }
         if ranked.isEmpty {

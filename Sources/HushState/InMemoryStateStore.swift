@@ -275,6 +275,11 @@ public final class InMemoryStateStore: StateStore {
         return batches
     }
 
+    package func hasDueSummaries(user: String, upTo t: Double) -> Bool {
+        guard let s = state(user) else { return false }
+        return s.nextDue <= t
+    }
+
     package func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
         let batches = SummaryQueue.dueBatches(of: queueInOrder(s), user: user, upTo: t)

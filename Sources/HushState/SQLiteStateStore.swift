@@ -204,6 +204,10 @@ public final class SQLiteStateStore: StateStore {
         return batches
     }
 
+    package func hasDueSummaries(user: String, upTo t: Double) throws -> Bool {
+        try read("look for due summaries") { db in try anyDue(db, user: user, upTo: t) }
+    }
+
     private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
         try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
     }

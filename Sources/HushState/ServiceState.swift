@@ -62,6 +62,9 @@ package protocol ServiceState: AnyObject {
     func setCursor(_ name: String, _ seq: Int64) throws
     /// Every user the store knows anything about, sorted.
     func knownUsers() throws -> [String]
+    /// Whether a summary of `user` is due at or before `t`: asked before every evaluation, so a
+    /// store answers it without a write (and delivering only begins a write when one is).
+    func hasDueSummaries(user: String, upTo t: Double) throws -> Bool
     /// Runs `body` so that its writes are made together or not at all: its own transaction, or a
     /// savepoint of the batch in progress. Reads inside see its writes.
     func atomically<T>(_ body: () throws -> T) throws -> T
