@@ -19,6 +19,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `hush serve`: the HTTP server, its lifecycle, the webhook client and the metrics.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation --target Hush` (the DocC catalog in Sources/Hush/Hush.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -45,7 +53,23 @@ let package = Package(
         .target(name: "Hush", dependencies: ["HushCore", "HushJSON", "HushPolicy", "HushState",
                                             .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictness),
-        .executableTarget(name: "HushCLI", dependencies: ["Hush", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        // `hush serve`: HTTP over the library. Imports only `Hush` of this package.
+        .target(name: "HushServer", dependencies: [
+            "Hush",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strictness),
+        .executableTarget(name: "HushCLI", dependencies: ["Hush", "HushServer",
+                                                        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                                        .product(name: "Logging", package: "swift-log")],
                           swiftSettings: strictness),
         // The README's embedding code, word for word, built and run by the tests.
         .executableTarget(name: "EmbeddingExample", dependencies: ["Hush"], path: "Examples/Embedding",
@@ -61,6 +85,16 @@ let package = Package(
         // What an embedder sees: only `import Hush`, only the public API.
         .testTarget(name: "HushAPITests", dependencies: ["Hush"], swiftSettings: strictness),
         .testTarget(name: "EndToEndTests", dependencies: ["HushCLI", "EmbeddingExample"], swiftSettings: strictness),
+        // The real `hush serve` on a loopback port, with an HTTP client, an event-stream reader and
+        // a webhook receiver of its own.
+        .testTarget(name: "ServiceTests", dependencies: [
+            "HushCLI",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], swiftSettings: strictness),
     ],
     swiftLanguageModes: [.v6]
 )

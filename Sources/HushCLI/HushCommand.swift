@@ -13,7 +13,7 @@ struct HushCommand: ParsableCommand {
         version: version,
         subcommands: [
             Evaluate.self, Check.self, TestCommand.self, FocusCommand.self, StatusCommand.self, DonateCommand.self,
-            SuggestCommand.self, SimulateCommand.self, Bench.self,
+            SuggestCommand.self, SimulateCommand.self, ServeCommand.self, Bench.self,
         ])
 
     /// Like ArgumentParser's main, but wrong usage exits with 2, as the CLI contract says.

@@ -22,8 +22,7 @@ enum InputFile {
             return try body(LineStream(descriptor: 0))
         }
         let descriptor = open(path!, O_RDONLY)
-        var status = stat()
-        guard descriptor >= 0, fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) != S_IFDIR else {
+        guard descriptor >= 0, LineStream.isReadableFile(descriptor) else {
             if descriptor >= 0 { close(descriptor) }
             Output.error("hush: \(path!): no such file or cannot be read")
             throw ExitCode(2)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Hush
 import HushPolicy
+import Logging
 
 /// Options shared by the commands that load a policy.
 struct PolicyOptions: ParsableArguments {
@@ -10,6 +11,13 @@ struct PolicyOptions: ParsableArguments {
             "A policy file or directory (repeatable). Default: $XDG_CONFIG_HOME/hush/policy.lua, else the built-in default.",
             valueName: "file"), completion: .file())
     var policies: [String] = []
+
+    /// The files a long-running command watches for changes: those named, else the user's policy
+    /// file when there is one.
+    var watchedFiles: [String] {
+        if !policies.isEmpty { return policies }
+        return PolicyFiles.userPolicyPath().map { [$0] } ?? []
+    }
 
     /// Loads the policy or exits with status 2 and the problems on stderr.
     func engine() throws -> Engine {
@@ -34,9 +42,9 @@ struct PolicyOptions: ParsableArguments {
 
     /// The policy prepared from `sources`; a policy that does not load exits with status 2 and
     /// every problem on stderr.
-    static func engine(sources: [PolicySource]) throws -> Engine {
+    static func engine(sources: [PolicySource], logger: Logger = Engine.silentLogger) throws -> Engine {
         do {
-            return try Engine(sources: sources)
+            return try Engine(sources: sources, logger: logger)
         } catch {
             Output.error("hush: the policy could not be loaded:")
             for problem in error.problems { Output.error("  \(problem)") }

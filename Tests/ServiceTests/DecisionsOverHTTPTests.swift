@@ -1,0 +1,78 @@
+import Foundation
+import NIOHTTP1
+import XCTest
+
+/// `POST /v1/notifications` answers exactly what `hush eval` prints for the same stream.
+final class DecisionsOverHTTPTests: XCTestCase {
+    let stream = ServerProcess.root.appendingPathComponent("examples/stream.jsonl")
+
+    func testAJSONLinesBatchIsDecidedAsHushEvalDecidesIt() async throws {
+        for policy in ["policies/default.lua", "policies/work.lua", "policies/personal.lua"] {
+            let arguments = ["--policy", policy, "--context", "examples/context.json", "--ephemeral"]
+            let eval = try HushCommandLine.run(["eval"] + arguments + [stream.path])
+            XCTAssertEqual(eval.status, 0, eval.stderr)
+            let server = try ServerProcess(arguments)
+            let answer = try await HTTP.send(
+                .POST, server.base + "/v1/notifications", body: try String(contentsOf: stream, encoding: .utf8),
+                headers: [("Content-Type", "application/x-ndjson")])
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(answer.headers.first(name: "content-type"), "application/x-ndjson")
+            XCTAssertEqual(answer.body, eval.stdout, "\(policy): the batch answer is byte for byte hush eval's")
+            XCTAssertEqual(server.stop(), 0)
+        }
+    }
+
+    func testOneNotificationAtATimeIsDecidedAsHushEvalDecidesIt() async throws {
+        let arguments = ["--policy", "policies/work.lua", "--context", "examples/context.json", "--ephemeral"]
+        let eval = try HushCommandLine.run(["eval"] + arguments + [stream.path])
+        let server = try ServerProcess(arguments)
+        var answers: [String] = []
+        for line in try String(contentsOf: stream, encoding: .utf8).split(separator: "\n") {
+            let answer = try await HTTP.send(.POST, server.base + "/v1/notifications", body: String(line))
+            XCTAssertEqual(answer.status, 200, answer.body)
+            XCTAssertEqual(answer.headers.first(name: "content-type"), "application/json")
+            answers.append(answer.body)
+        }
+        XCTAssertEqual(answers.joined(), eval.stdout)
+        // With ?explain=true each decision carries its trace.
+        let explained = try await HTTP.send(
+            .POST, server.base + "/v1/notifications?explain=true",
+            body: #"{"app":"com.example.chat","id":"x1","payload":{"aps":{"alert":"hi"}}}"#)
+        XCTAssertNotNil(explained.json?["trace"])
+        XCTAssertEqual(server.stop(), 0)
+    }
+
+    func testBadInputIsRefusedNamingTheFieldAndTheRestIsDecided() async throws {
+        let server = try ServerProcess(["--ephemeral"])
+        let single = try await HTTP.send(
+            .POST, server.base + "/v1/notifications", body: #"{"app":"com.example.chat","id":"n1"}"#)
+        XCTAssertEqual(single.status, 400)
+        XCTAssertEqual(single.json?["field"] as? String, "payload")
+        XCTAssertTrue((single.json?["error"] as? String ?? "").contains("payload"), single.body)
+
+        let notJSON = try await HTTP.send(.POST, server.base + "/v1/notifications", body: "{nope")
+        XCTAssertEqual(notJSON.status, 400)
+        XCTAssertNotNil(notJSON.json?["error"])
+
+        let empty = try await HTTP.send(.POST, server.base + "/v1/notifications", body: "")
+        XCTAssertEqual(empty.status, 400)
+
+        let batch = """
+            {"app":"com.example.chat","id":"a","payload":{"aps":{"alert":"one"}}}
+            {"app":"com.example.chat","id":"b","payload":{"aps":{"interruption-level":"loud"}}}
+            not json
+            {"app":"com.example.chat","id":"c","payload":{"aps":{"alert":"three"}}}
+            """
+        let lines = try await HTTP.send(.POST, server.base + "/v1/notifications", body: batch).lines
+        XCTAssertEqual(lines.count, 4)
+        XCTAssertTrue(lines[0].hasPrefix(#"{"id":"a""#), lines[0])
+        XCTAssertTrue(lines[1].hasPrefix(#"{"line":2,"error":"#) && lines[1].contains("interruption-level"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix(#"{"line":3,"error":"#), lines[2])
+        XCTAssertTrue(lines[3].hasPrefix(#"{"id":"c""#), lines[3])
+
+        let unknown = try await HTTP.get(server.base + "/v1/nothing")
+        XCTAssertEqual(unknown.status, 404)
+        XCTAssertNotNil(unknown.json?["error"])
+        XCTAssertEqual(server.stop(), 0)
+    }
+}
