@@ -5,6 +5,8 @@ need=()
 dpkg -s liblua5.4-dev >/dev/null 2>&1 || need+=(liblua5.4-dev)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# The README's service example calls `hush serve` with curl.
+command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
