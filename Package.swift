@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // `--state postgres://…`: state shared by several `hush serve` instances (docs/scaling.md).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation --target Hush` (the DocC catalog in Sources/Hush/Hush.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -49,8 +51,15 @@ let package = Package(
                                                  .product(name: "GRDB", package: "GRDB.swift"),
                                                  .product(name: "GRDBSQLite", package: "GRDB.swift")],
                 swiftSettings: strictness),
+        // State in PostgreSQL, for several machines: the same behaviour as the other stores.
+        .target(name: "HushPostgres", dependencies: ["HushCore", "HushJSON", "HushState",
+                                                    .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                    .product(name: "NIOCore", package: "swift-nio"),
+                                                    .product(name: "NIOPosix", package: "swift-nio"),
+                                                    .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictness),
         // The public library: prepare a policy once, evaluate many. The only module embedders import.
-        .target(name: "Hush", dependencies: ["HushCore", "HushJSON", "HushPolicy", "HushState",
+        .target(name: "Hush", dependencies: ["HushCore", "HushJSON", "HushPolicy", "HushState", "HushPostgres",
                                             .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictness),
         // `hush serve`: HTTP over the library. Imports only `Hush` of this package.
@@ -78,7 +87,10 @@ let package = Package(
         .testTarget(name: "LuaTests", dependencies: ["Lua"], resources: [.copy("Fixtures")], swiftSettings: strictness),
         .testTarget(name: "HushCoreTests", dependencies: ["HushCore", "HushJSON", "HushState"], swiftSettings: strictness),
         .testTarget(name: "HushPolicyTests", dependencies: ["HushPolicy", "HushCore", "HushJSON", "Lua"], swiftSettings: strictness),
-        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore", "HushJSON",
+        // A private PostgreSQL cluster for the tests that need one (scripts/test-postgres.sh).
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport", swiftSettings: strictness),
+        .testTarget(name: "HushStateTests", dependencies: ["HushState", "HushCore", "HushJSON", "HushPostgres",
+                                                          "PostgresTestSupport",
                                                           .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictness),
         .testTarget(name: "HushTests", dependencies: ["Hush", "HushCore", "HushJSON", "HushPolicy", "HushState"], swiftSettings: strictness),
@@ -89,6 +101,7 @@ let package = Package(
         // a webhook receiver of its own.
         .testTarget(name: "ServiceTests", dependencies: [
             "HushCLI",
+            "PostgresTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -4,4 +4,5 @@
 // themselves is `package`), so re-exporting them makes exactly these types, with their members,
 // reachable with `import Hush` alone. The Lua layers are not re-exported and expose nothing.
 @_exported public import HushCore
+@_exported public import HushPostgres
 @_exported public import HushState

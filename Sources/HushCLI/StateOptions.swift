@@ -8,8 +8,8 @@ struct StateOptions: ParsableArguments {
     @Option(
         name: .customLong("state"),
         help: ArgumentHelp(
-            "The state file (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).",
-            valueName: "path"), completion: .file())
+            "The state file, or a postgres:// URL shared by several instances (default: $HUSH_STATE, else $XDG_STATE_HOME/hush/state.sqlite, else ~/.local/state/hush/state.sqlite).",
+            valueName: "path|url"), completion: .file())
     var statePath: String?
 
     @Flag(help: "Keep state in memory for this run only.")
@@ -36,6 +36,7 @@ struct StateOptions: ParsableArguments {
         if ephemeral { return InMemoryStateStore() }
         let path = Self.resolvedPath(statePath)
         do {
+            if Self.isPostgresURL(path) { return try PostgresStateStore(url: path, retentionDays: retentionDays) }
             return try SQLiteStateStore(path: path, retentionDays: retentionDays)
         } catch {
             Output.error("hush: \(error)")
@@ -52,6 +53,11 @@ struct StateOptions: ParsableArguments {
             Output.error("hush: \(error)")
             throw ExitCode(2)
         }
+    }
+
+    /// `--state postgres://…` (or `postgresql://…`): state in PostgreSQL (docs/scaling.md).
+    static func isPostgresURL(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
     static func resolvedPath(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)

@@ -56,6 +56,12 @@ package enum HushServer {
         }
         let clock = ServiceClock(start: configuration.clockStart, speed: configuration.speed)
         let lastSeq = try await worker.perform { core throws(ServiceCore.Refusal) in try core.lastEventSeq() }
+        // Several instances on one database: the events another one records reach this one's
+        // streams and webhook too (an empty job: each batch ends by publishing what is new).
+        let stopWatching = try await worker.perform { core in
+            core.watchEvents { Task { try? await worker.perform { _ in } } }
+        }
+        defer { stopWatching?() }
         published.start(at: lastSeq)
         feed.published(upTo: lastSeq)
 

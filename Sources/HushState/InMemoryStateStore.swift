@@ -52,7 +52,7 @@ public final class InMemoryStateStore: StateStore {
         }
     }
 
-    init(retentionDays: Double, pruneEvery: Int) throws(RetentionError) {
+    package init(retentionDays: Double, pruneEvery: Int) throws(RetentionError) {
         self.retentionDays = retentionDays
         retention = try RetentionPolicy(days: retentionDays, pruneEvery: pruneEvery)
     }
@@ -358,6 +358,33 @@ public final class InMemoryStateStore: StateStore {
     /// `body` wrote before throwing stays, as with `deliverDueSummaries`.)
     package func atomically<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
+    // MARK: cache hooks (see `UserRows`)
+
+    fileprivate func forgetState(_ user: String) {
+        users[user] = nil
+        if lastUser == user {
+            lastUser = nil
+            lastState = nil
+        }
+    }
+
+    fileprivate func loadState(_ user: String, _ rows: UserRows) {
+        forgetState(user)
+        let s = makeState(user)
+        for n in rows.delivered { deliver(n, in: s, arrival: false) }
+        for n in rows.queue { enqueue(Entry(n), in: s) }
+        for call in rows.calls { s.calls.append(call, date: call.date) }
+        for n in rows.arrivals { s.arrivals.append(Entry(n), date: n.date) }
+        s.manual = rows.manualFocus
+        s.retention = rows.retention
+    }
+
+    fileprivate func holdsState(_ user: String) -> Bool { users[user] != nil }
+
+    fileprivate func holdsAnythingState(_ user: String) -> Bool { state(user)?.holdsAnything ?? false }
+
+    fileprivate func retentionState(_ user: String) -> RetentionBookEntry? { state(user)?.retention }
+
     // MARK: retention
 
     private func prune(_ s: UserState, before t: Double) {
@@ -434,4 +461,44 @@ struct ArrivalList<Item> {
         dates = keptDates
         sorted = isSorted
     }
+}
+
+// MARK: - A cache of another store
+
+/// What a store that keeps users elsewhere (`PostgresStateStore`) loads into an in-memory store to
+/// answer reads from memory: one user's rows, each list in the order the other store keeps it.
+package struct UserRows: Sendable {
+    /// Delivered notifications, in their order within a group (a replaced one keeps its place).
+    package var delivered: [StoredNotification] = []
+    /// The summary queue in queue order.
+    package var queue: [StoredNotification] = []
+    /// Calls and arrivals in arrival order.
+    package var calls: [CallRecord] = []
+    package var arrivals: [StoredNotification] = []
+    package var manualFocus: ManualFocus?
+    package var retention = RetentionBookEntry()
+
+    package init() {}
+}
+
+extension InMemoryStateStore {
+    /// Forgets everything kept about `user` (interactions too): the user is loaded again from the
+    /// store this one caches.
+    package func forget(user: String) {
+        forgetState(user)
+    }
+
+    /// Replaces what is kept about `user` with `rows`.
+    package func load(user: String, _ rows: UserRows) {
+        loadState(user, rows)
+    }
+
+    /// Whether anything is kept about `user`.
+    package func holds(user: String) -> Bool { holdsState(user) }
+
+    /// Whether anything about `user` is kept that `knownUsers` counts.
+    package func holdsAnything(user: String) -> Bool { holdsAnythingState(user) }
+
+    /// The user's retention bookkeeping, to be kept with the user's rows.
+    package func retentionEntry(user: String) -> RetentionBookEntry? { retentionState(user) }
 }

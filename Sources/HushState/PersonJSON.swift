@@ -1,30 +1,30 @@
-import HushCore
+package import HushCore
 import HushJSON
 
 /// Persons as JSON text in the state file: `{"handle":…,"name":…,"contact":…,"aliases":[…]}`,
 /// absent members omitted. Round-trips exactly.
-enum PersonJSON {
-    struct DecodingError: Error, Sendable, CustomStringConvertible {
-        var description: String
+package enum PersonJSON {
+    package struct DecodingError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
-    static func encode(_ person: Person) -> String {
+    package static func encode(_ person: Person) -> String {
         var w = JSONWriter(capacity: 64)
         w.write(value(of: person))
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    static func encode(_ people: [Person]) -> String {
+    package static func encode(_ people: [Person]) -> String {
         var w = JSONWriter(capacity: 64 * max(1, people.count))
         w.write(.array(people.map(value(of:))))
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    static func decodePerson(_ text: String) throws -> Person {
+    package static func decodePerson(_ text: String) throws -> Person {
         try person(from: parse(text))
     }
 
-    static func decodePeople(_ text: String) throws -> [Person] {
+    package static func decodePeople(_ text: String) throws -> [Person] {
         guard case .array(let items) = try parse(text) else {
             throw DecodingError(description: "people: expected a JSON array, got \(text.prefix(80))")
         }

@@ -97,15 +97,15 @@ struct RetentionPolicy: Sendable {
 }
 
 /// What a store knows of one user's retention.
-struct RetentionBookEntry: Sendable, Hashable {
+package struct RetentionBookEntry: Sendable, Hashable {
     /// The newest date applied for this user (never beyond tomorrow's wall clock); -infinity: none.
-    var newest: Double
+    package var newest: Double
     /// The `newest` the user's rows were last pruned against; nil: never.
-    var prunedThrough: Double?
-    var appliesSincePrune: Int
+    package var prunedThrough: Double?
+    package var appliesSincePrune: Int
 
     /// A user this store knows nothing of yet, or one last pruned against `prunedThrough`.
-    init(prunedThrough: Double? = nil) {
+    package init(prunedThrough: Double? = nil) {
         newest = prunedThrough ?? -.infinity
         self.prunedThrough = prunedThrough
         appliesSincePrune = 0

@@ -69,3 +69,33 @@ package protocol ServiceState: AnyObject {
     /// savepoint of the batch in progress. Reads inside see its writes.
     func atomically<T>(_ body: () throws -> T) throws -> T
 }
+
+/// What several `hush serve` instances sharing one store (`PostgresStateStore`) need of it so
+/// that they act as one: each user's next due instant kept with the user (so any instance finds
+/// it), users claimed for their due events by one instance at a time, and word of events another
+/// instance recorded. A store with one owner keeps the defaults: the service keeps its own
+/// queue of due users in memory.
+package protocol SharedScheduling: AnyObject {
+    /// Whether other processes share this store's state while this one runs.
+    var isShared: Bool { get }
+    /// When `user` next has an event to work out (nil: nothing ahead).
+    func dueAt(user: String) throws -> Double?
+    func setDueAt(user: String, _ t: Double?) throws
+    /// Up to `limit` users with an event due at or before `t`, earliest first.
+    func usersDue(upTo t: Double, limit: Int) throws -> [String]
+    /// Claims `user` for the batch in progress without waiting: false when another process is
+    /// working on them now (they are left for later).
+    func claim(user: String) throws -> Bool
+    /// Calls `onNew` whenever another process records events, until the returned closure is
+    /// called; nil when the store has no such word (it has one owner).
+    func watchEvents(_ onNew: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)?
+}
+
+extension SharedScheduling {
+    package var isShared: Bool { false }
+    package func dueAt(user: String) throws -> Double? { nil }
+    package func setDueAt(user: String, _ t: Double?) throws {}
+    package func usersDue(upTo t: Double, limit: Int) throws -> [String] { [] }
+    package func claim(user: String) throws -> Bool { true }
+    package func watchEvents(_ onNew: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)? { nil }
+}

@@ -2,7 +2,7 @@ package import HushCore
 
 /// Where Hush remembers things between notifications (docs/reference.md, "State and events"), per user. Implementations: the
 /// in-memory twin (tests, `--ephemeral`) and SQLite.
-package protocol StateStore: StateReading, ServiceState, AnyObject {
+package protocol StateStore: StateReading, ServiceState, SharedScheduling, AnyObject {
     /// Records what one evaluation produced, atomically.
     func apply(_ changes: [StateChange]) throws
     /// Takes the queued notifications whose summary is due at or before `t`, by summary instant.

@@ -1,5 +1,7 @@
 import Foundation
 import HushCore
+import HushPostgres
+import PostgresTestSupport
 import XCTest
 
 @testable import HushState
@@ -16,6 +18,13 @@ final class StateStoreConformanceTests: XCTestCase {
         (
             "SQLiteStateStore",
             { try SQLiteStateStore(path: $0.path("state/hush.sqlite"), retentionDays: $1, pruneEvery: $2) }
+        ),
+        // A database of its own on the tests' private cluster (scripts/test-postgres.sh).
+        (
+            "PostgresStateStore",
+            { _, days, every in
+                try PostgresStateStore(url: PostgresTestCluster.makeDatabase(), retentionDays: days, pruneEvery: every)
+            }
         ),
     ]
 

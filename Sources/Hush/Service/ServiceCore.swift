@@ -57,6 +57,12 @@ package final class ServiceCore {
     /// The users whose mark changed in the batch in progress (see `inBatch`).
     private var marksTouched: Set<String> = []
     private var due = DueQueue()
+    /// The text of each user's own policy that `userEngines` holds (a shared store: another
+    /// instance may change it, see `refresh(_:)`).
+    private var userPolicyTexts: [String: String?] = [:]
+    /// Whether other instances share the store: then marks, due instants and users' policies are
+    /// read from it each time (under the user's lock) rather than kept here.
+    private var shared: Bool { store.isShared }
     private var generatedIDs = 0
     private let runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
 
@@ -77,7 +83,8 @@ package final class ServiceCore {
         self.context = context
         self.maxSessions = max(1, maxSessions)
         try guarded("read the users") {
-            for user in try store.knownUsers() {
+            // A shared store (several instances) is read user by user as they are touched.
+            for user in store.isShared ? [] : try store.knownUsers() {
                 if let mark = try store.scheduleMark(user: user) { marks[user] = mark }
                 if let text = try store.userPolicy(user: user) {
                     do {
@@ -118,7 +125,7 @@ package final class ServiceCore {
             logger.error("a batch of state writes could not be committed", metadata: ["error": "\(error)"])
             // The marks learnt in the batch were undone with it: read them again, and work those
             // users out again, so no event is skipped as if it had been recorded.
-            for user in marksTouched {
+            for user in marksTouched where !shared {
                 marks[user] = (try? store.scheduleMark(user: user)) ?? nil
                 due.schedule(user, at: -.infinity)
             }
@@ -196,14 +203,25 @@ package final class ServiceCore {
         if envelope.date == nil { envelope.date = now }
         let user = envelope.user
         let t = envelope.date!
+        try refresh(user)
         let session = try session(for: user)
-        if t >= due.instant(of: user) ?? -.infinity || marks[user] == nil {
+        if shared {
+            if try t >= store.dueAt(user: user) ?? .infinity || store.scheduleMark(user: user) == nil {
+                try advance(user: user, to: t, session: session)
+            }
+        } else if t >= due.instant(of: user) ?? -.infinity || marks[user] == nil {
             try advance(user: user, to: t, session: session)
         }
         let start = DispatchTime.now().uptimeNanoseconds
         let decision = try session.evaluate(envelope, context: context, explain: explain, wallClock: now)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        if decision.delivery == .summary, let at = decision.summaryAt { due.schedule(user, atOrBefore: at) }
+        if decision.delivery == .summary, let at = decision.summaryAt {
+            if shared {
+                if try at < store.dueAt(user: user) ?? .infinity { try store.setDueAt(user: user, at) }
+            } else {
+                due.schedule(user, atOrBefore: at)
+            }
+        }
         let overruns = decision.errors.filter(Self.isBudgetOverrun).count
         return (
             decision,
@@ -239,16 +257,23 @@ package final class ServiceCore {
         try guarded("deliver the events that fell due") {
             // Taken first, then worked out: a user scheduled again at `now` waits for the next tick.
             var users: [String] = []
-            while let user = due.popDue(atOrBefore: now) { users.append(user) }
+            if shared {
+                users = try store.usersDue(upTo: now, limit: 500)
+            } else {
+                while let user = due.popDue(atOrBefore: now) { users.append(user) }
+            }
             try store.batch {
                 for user in users {
                     do {
+                        // Another instance working on the user now: theirs, or left for the next tick.
+                        guard try store.claim(user: user) else { continue }
+                        try refresh(user)
                         recorded += try advance(user: user, to: now, session: nil)
                     } catch {
                         logger.error(
                             "events could not be worked out", metadata: ["user": "\(user)", "error": "\(error)"])
                         // Tried again at the next tick.
-                        due.schedule(user, at: now + 1)
+                        if !shared { due.schedule(user, at: now + 1) }
                     }
                 }
             }
@@ -261,18 +286,25 @@ package final class ServiceCore {
     private func advance(user: String, to t: Double, session: Session?) throws -> Int {
         let engine = engine(for: user)
         let schedule = UserSchedule(engine: engine, store: store, clock: clock(for: engine))
-        let mark = marks[user] ?? ScheduleMark(focus: nil, announced: false, through: t)
+        let known = shared ? try store.scheduleMark(user: user) : marks[user]
+        let mark = known ?? ScheduleMark(focus: nil, announced: false, through: t)
         let (events, newMark) = try store.atomically {
             let result = try schedule.advance(user: user, from: mark, to: t, context: context)
-            if result.mark.focus != mark.focus || result.mark.announced != mark.announced || marks[user] == nil {
+            // Shared: every instance goes on from the mark in state, so it is kept each time.
+            if shared || result.mark.focus != mark.focus || result.mark.announced != mark.announced || known == nil {
                 try store.setScheduleMark(user: user, result.mark)
             }
             return result
         }
-        marks[user] = newMark
+        marks[user] = shared ? nil : newMark
         marksTouched.insert(user)
         // Nothing ahead (no schedule, no summary): nothing to work out until the user's state changes.
-        due.schedule(user, at: try schedule.nextInstant(user: user, after: newMark.through) ?? .infinity)
+        let next = try schedule.nextInstant(user: user, after: newMark.through)
+        if shared {
+            try store.setDueAt(user: user, next)
+        } else {
+            due.schedule(user, at: next ?? .infinity)
+        }
         return events.count
     }
 
@@ -282,7 +314,10 @@ package final class ServiceCore {
     package func status(user: String, now: Double) throws(Refusal) -> [UInt8] {
         try guarded("read the status") {
             // A user is made by their first notification, not by being looked at.
-            if marks[user] != nil { try advance(user: user, to: now, session: nil) }
+            try refresh(user)
+            if try (shared ? store.scheduleMark(user: user) : marks[user]) != nil {
+                try advance(user: user, to: now, session: nil)
+            }
             return try session(for: user).status(user: user, at: now, context: context).json()
         }
     }
@@ -311,6 +346,7 @@ package final class ServiceCore {
             throw .badRequest("focus: required (a focus name, or null for off)", field: "focus")
         }
         return try guarded("set the focus") {
+            try refresh(user)
             let session = try session(for: user)
             let clock = session.clock(for: context)
             var w = JSONWriter(capacity: 256)
@@ -377,6 +413,7 @@ package final class ServiceCore {
 
     /// `GET /v1/users/{user}/suggestions?focus=&limit=`, as `hush suggest --json`.
     package func suggestions(user: String, focus: String?, limit: Int, now: Double) throws(Refusal) -> [UInt8] {
+        try guarded("read the user's policy") { try refresh(user) }
         let engine = engine(for: user)
         var settings: FocusSettings?
         if let focus {
@@ -411,6 +448,7 @@ package final class ServiceCore {
         }
         try guarded("store the policy") { try store.setUserPolicy(user: user, text) }
         userEngines[user] = engine
+        userPolicyTexts[user] = .some(text)
         sessions[user] = nil
         rescheduleSoon(user)
         return engine.policy.focuses.map(\.name)
@@ -432,6 +470,7 @@ package final class ServiceCore {
         guard try policy(user: user) != nil else { return false }
         try guarded("remove the policy") { try store.setUserPolicy(user: user, nil) }
         userEngines[user] = nil
+        userPolicyTexts[user] = .some(nil)
         sessions[user] = nil
         rescheduleSoon(user)
         return true
@@ -476,6 +515,12 @@ package final class ServiceCore {
         try guarded("write a cursor") { try store.setCursor(name, seq) }
     }
 
+    /// Calls `onNew` whenever another instance sharing the store records events (until the
+    /// returned closure is called); nil when nobody else shares it.
+    package func watchEvents(_ onNew: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)? {
+        store.watchEvents(onNew)
+    }
+
     /// How many users have a session (an interpreter) now.
     package var sessionCount: Int { sessions.count }
 
@@ -506,7 +551,33 @@ package final class ServiceCore {
 
     /// The user's events are worked out again at the next tick (their policy changed).
     private func rescheduleSoon(_ user: String) {
-        due.schedule(user, at: -.infinity)
+        if shared {
+            try? store.setDueAt(user: user, -Double.greatestFiniteMagnitude)
+        } else {
+            due.schedule(user, at: -.infinity)
+        }
+    }
+
+    /// A shared store: takes the user's own policy as it is in state now (another instance may
+    /// have set or removed it), before anything is done for the user.
+    private func refresh(_ user: String) throws {
+        guard shared else { return }
+        let text = try store.userPolicy(user: user)
+        if let known = userPolicyTexts[user], known == text { return }
+        userPolicyTexts[user] = .some(text)
+        sessions[user] = nil
+        guard let text else {
+            userEngines[user] = nil
+            return
+        }
+        do {
+            userEngines[user] = try Self.userEngine(text, like: serverEngine)
+        } catch {
+            userEngines[user] = nil
+            logger.error(
+                "a user's stored policy no longer loads; the server's policy applies",
+                metadata: ["user": "\(user)", "error": "\(error)"])
+        }
     }
 
     private func guarded<T>(_ action: String, _ body: () throws -> T) throws(Refusal) -> T {
