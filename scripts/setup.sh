@@ -7,6 +7,8 @@ dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # The README's service example calls `hush serve` with curl.
 command -v curl >/dev/null 2>&1 || need+=(curl)
+# The PostgreSQL state store's tests run a private PostgreSQL cluster (scripts/test-postgres.sh).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
