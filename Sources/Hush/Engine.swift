@@ -116,6 +116,12 @@ public final class Engine: Sendable {
         try makeSession(storing: store)
     }
 
+    /// A session that keeps state in PostgreSQL, shared with other processes (each user's
+    /// evaluations are serialized across them); give each session its own store.
+    public func makeSession(store: PostgresStateStore) throws(HushError) -> Session {
+        try makeSession(storing: store)
+    }
+
     /// A session with its own interpreter and the given store. Sessions are not thread-safe; make
     /// one per thread.
     package func makeSession(storing store: any StateStore) throws(HushError) -> Session {

@@ -57,6 +57,7 @@ final class APISurfaceTests: XCTestCase {
                 "Envelope": "HushCore", "EvaluationContext": "HushCore", "Decision": "HushCore",
                 "InterruptionLevel": "HushCore", "TraceStep": "HushCore", "HushError": "HushCore",
                 "InMemoryStateStore": "HushState", "SQLiteStateStore": "HushState",
+                "PostgresStateStore": "HushPostgres",
             ])
     }
 }
