@@ -13,6 +13,7 @@
 #   USERS=50            users of the load runs
 #   WEEK_USERS=200 WEEK_PER_USER=1000   the week stream (200,000 notifications)
 #   HUSH_BENCH_SCRATCH  swift build --scratch-path (default .build)
+#   SKIP_LOAD=1         only the week (no wrk runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,14 +50,17 @@ URL=$(bash scripts/test-postgres.sh start "$WORK/pg")
 BASE=${URL%/postgres}
 newdb() { psql "$URL" -qAt -c "CREATE DATABASE $1" >/dev/null; echo "$BASE/$1"; }
 
-# Starts an instance on STATE; prints its port.
+# Starts an instance on STATE; adds its port to PORTS.
 serve() {
   local state=$1 log="$WORK/serve-$RANDOM.log"
   "$BIN" serve --listen 127.0.0.1:0 --state "$state" --policy Benchmarks/standard.lua \
-    --context Benchmarks/context.json --log-level error 2>"$log" &
+    --context Benchmarks/context.json --log-level error >/dev/null 2>"$log" &
   PIDS+=($!)
   for _ in $(seq 1 300); do
-    if grep -q "listening on" "$log"; then sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log"; return; fi
+    if grep -q "listening on" "$log"; then
+      PORTS+=("$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log")")
+      return
+    fi
     sleep 0.1
   done
   echo "hush serve did not start: $(cat "$log")" >&2
@@ -103,13 +107,15 @@ echo "## hush serve under load (wrk, $CONNECTIONS connections, $DURATION, $USERS
 echo
 row "setup" "decisions/s" "p99 ms" "non-2xx"
 row "---" "---" "---" "---"
-for setup in "sqlite 1" "postgres 1" "postgres 2"; do
+SETUPS=("sqlite 1" "postgres 1" "postgres 2")
+[ -n "${SKIP_LOAD:-}" ] && SETUPS=()
+for setup in "${SETUPS[@]}"; do
   read -r kind count <<<"$setup"
   for mode in single batch; do
     if [ "$kind" = sqlite ]; then state="$WORK/state-$mode.sqlite"; else state=$(newdb "load_${count}_$mode"); fi
-    ports=()
-    for _ in $(seq 1 "$count"); do ports+=("$(serve "$state")"); done
-    read -r rps p99 errors < <(load "Benchmarks/load/$mode.lua" "${ports[@]}")
+    PORTS=()
+    for _ in $(seq 1 "$count"); do serve "$state"; done
+    read -r rps p99 errors < <(load "Benchmarks/load/$mode.lua" "${PORTS[@]}")
     stop_all
     if [ "$mode" = batch ]; then
       decisions=$(python3 -c "print(round($rps * 1000))"); label="$kind, $count instance(s), batches of 1,000"
@@ -148,15 +154,13 @@ echo
 echo "## What one PostgreSQL holds: a week, $WEEK_USERS users, $LINES notifications (hush eval, one process)"
 echo
 python3 -c "print(f'- hush eval into PostgreSQL: {$LINES / ($end - $start):,.0f} decisions/s ({$end - $start:.1f} s)')"
-psql "$WEEK" -qAt -F ' ' -c "
-  SELECT c.relname, c2.reltuples::bigint,
-         pg_total_relation_size(c.oid) + coalesce(sum(pg_total_relation_size(i.inhrelid)), 0)
-  FROM pg_class c
-  LEFT JOIN pg_inherits i ON i.inhparent = c.oid
-  LEFT JOIN LATERAL (SELECT sum(greatest(reltuples, 0)) AS reltuples FROM pg_class
-                     WHERE oid = c.oid OR oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = c.oid)) c2 ON true
-  WHERE c.relname IN ('hush_users','hush_delivered','hush_queue','hush_arrivals','hush_calls','hush_interactions','hush_events')
-  GROUP BY c.relname, c.oid, c2.reltuples ORDER BY 1" >"$WORK/sizes.txt"
+# Exact row counts (a partitioned table's statistics count its rows twice: parent and partitions).
+for table in hush_users hush_delivered hush_queue hush_arrivals hush_calls hush_interactions hush_events; do
+  psql "$WEEK" -qAt -F ' ' -c "
+    SELECT '$table', (SELECT count(*) FROM $table),
+           pg_total_relation_size('$table') + coalesce((SELECT sum(pg_total_relation_size(inhrelid))
+                                                        FROM pg_inherits WHERE inhparent = '$table'::regclass), 0)"
+done >"$WORK/sizes.txt"
 python3 - "$WORK/sizes.txt" "$WEEK_USERS" <<'PY'
 import sys
 users = int(sys.argv[2]); days = 7

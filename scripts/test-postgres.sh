@@ -5,6 +5,7 @@
 #   scripts/test-postgres.sh start DIR   creates a cluster in DIR (new or empty) and starts it; prints
 #                                        one line, its URL: postgres://hush@127.0.0.1:PORT/postgres
 #   scripts/test-postgres.sh stop DIR    stops it (fast) and removes DIR; nothing to stop is no error
+#   scripts/test-postgres.sh restart DIR restarts it (fast: open connections are cut), on its port
 #
 # The cluster: superuser `hush`, trust authentication on the Unix socket (in DIR itself) and on
 # 127.0.0.1 only, listening on 127.0.0.1 only on a free port, fsync on (tests kill servers),
@@ -18,7 +19,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR | stop DIR" >&2
+  echo "usage: $0 start DIR | stop DIR | restart DIR" >&2
   exit 2
 }
 [ $# -eq 2 ] || usage
@@ -186,8 +187,19 @@ stop() {
   rm -rf "$dir"
 }
 
+# A fault for the tests: the server goes away under its clients and comes back (same options).
+restart() {
+  [ -f "$dir/PG_VERSION" ] || fail "$dir holds no cluster"
+  run_as=""
+  [ "$(id -u)" -eq 0 ] && run_as="$(stat -c %U "$dir")"
+  find_bindir
+  as_user "$bindir/pg_ctl" -D "$dir" -m fast -w -t 60 restart -l "$dir/log" >/dev/null 2>&1 ||
+    fail "pg_ctl restart failed: $(tail -n 5 "$dir/log" 2>/dev/null)"
+}
+
 case "$command" in
   start) start ;;
   stop) stop ;;
+  restart) restart ;;
   *) usage ;;
 esac

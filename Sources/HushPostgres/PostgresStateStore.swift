@@ -449,6 +449,17 @@ public final class PostgresStateStore: StateStore {
     package func apply(_ changes: [StateChange]) throws {
         guard !changes.isEmpty else { return }
         try transaction("record an evaluation") {
+            // Every user first: taking a lock may commit what the batch did so far (see `own`),
+            // which must not fall between these changes' writes and memory.
+            var users: Set<String> = []
+            for change in changes {
+                switch change {
+                case .deliver(let n), .enqueue(let n), .replace(let n, _): users.insert(n.user)
+                case .dequeue(let user, _, _), .withdraw(let user, _, _): users.insert(user)
+                case .recordCall(let call): users.insert(call.user)
+                }
+            }
+            for user in users.sorted() { try own(user) }
             /// The group each key is delivered in, as the changes so far left it (nil inner: none).
             var deliveredGroup: [String: String??] = [:]
             func currentGroup(_ user: String, _ app: String, _ id: String) -> String?? {

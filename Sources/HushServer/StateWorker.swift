@@ -9,10 +9,15 @@ import Hush
 final class StateWorker: @unchecked Sendable {
     /// A job runs on the worker thread and returns how to answer, given whether its batch committed.
     typealias Job = @Sendable (ServiceCore) -> @Sendable (_ committed: Bool) -> Void
+    /// A job, and how to answer it when it never ran (its batch could not begin).
+    private struct Queued {
+        var run: Job
+        var refuse: @Sendable () -> Void
+    }
 
     private let core: ServiceCore
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    private var jobs: [Queued] = []
     private var stopping = false
     private var stopped = false
     /// Called on the worker thread after each committed batch (the event feed looks for new events).
@@ -33,19 +38,22 @@ final class StateWorker: @unchecked Sendable {
         async throws(ServiceCore.Refusal) -> T
     {
         let result: Result<T, ServiceCore.Refusal> = await withCheckedContinuation { continuation in
-            let accepted = enqueue { core in
-                let result = Result { () throws(ServiceCore.Refusal) -> T in try body(core) }
-                return { committed in
-                    continuation.resume(
-                        returning: committed ? result : .failure(.unavailable("state could not be committed")))
-                }
-            }
+            let accepted = enqueue(
+                Queued(
+                    run: { core in
+                        let result = Result { () throws(ServiceCore.Refusal) -> T in try body(core) }
+                        return { committed in
+                            continuation.resume(
+                                returning: committed ? result : .failure(.unavailable("state could not be committed")))
+                        }
+                    },
+                    refuse: { continuation.resume(returning: .failure(.unavailable("state could not be reached"))) }))
             if !accepted { continuation.resume(returning: .failure(.unavailable("the server is stopping"))) }
         }
         return try result.get()
     }
 
-    private func enqueue(_ job: @escaping Job) -> Bool {
+    private func enqueue(_ job: Queued) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping else { return false }
@@ -79,9 +87,11 @@ final class StateWorker: @unchecked Sendable {
             var answers: [@Sendable (Bool) -> Void] = []
             answers.reserveCapacity(batch.count)
             let committed = core.inBatch {
-                for job in batch { answers.append(job(core)) }
+                for job in batch { answers.append(job.run(core)) }
             }
             for answer in answers { answer(committed) }
+            // A batch that could not begin ran none of its jobs: each is answered all the same.
+            for job in batch.dropFirst(answers.count) { job.refuse() }
             afterBatch(core)
         }
     }

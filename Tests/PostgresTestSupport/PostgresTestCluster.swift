@@ -48,6 +48,14 @@ public enum PostgresTestCluster {
         }
         return url
     }
+
+    /// Restarts the private cluster (fast: every open connection is cut), for a test of what a
+    /// PostgreSQL restart does to its clients. Throws when the cluster is not this process's own
+    /// ($HUSH_TEST_POSTGRES_URL) or does not come back.
+    public static func restart() throws {
+        _ = try url().get()
+        try cluster.restart()
+    }
 }
 
 /// The cluster of this process: started at most once, under a lock (tests call from many threads).
@@ -95,6 +103,19 @@ private final class Cluster: @unchecked Sendable {
         self.directory = directory
         atexit { cluster.stop() }
         return .success(url)
+    }
+
+    func restart() throws {
+        lock.lock()
+        let directory = self.directory
+        lock.unlock()
+        guard let directory else {
+            throw PostgresUnavailable(description: "the cluster is not this process's own: it cannot be restarted")
+        }
+        let output = try run("/bin/bash", [script, "restart", directory]).get()
+        guard output.status == 0 else {
+            throw PostgresUnavailable(description: "the cluster did not restart: \(output.stderr)")
+        }
     }
 
     /// Stops the cluster this process started, if it did (at exit).

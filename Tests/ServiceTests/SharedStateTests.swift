@@ -165,4 +165,50 @@ final class SharedStateTests: XCTestCase {
         XCTAssertEqual(all.filter { $0.name == "summary" }.count, users.count)
         XCTAssertEqual(survivor.stop(), 0)
     }
+
+    /// PostgreSQL restarted in the middle of a stream: requests in flight are refused (503, nothing
+    /// of them kept) or wait; sent again, as a push gateway does, every one is decided as
+    /// `hush eval` decides the whole stream once, and the events stream goes on.
+    func testAPostgreSQLRestartMidStreamLosesNothingAcknowledged() async throws {
+        let database = try PostgresTestCluster.makeDatabase()
+        let users = ["r0", "r1", "r2"]
+        let stream = try Self.multiUserStream(users: users)
+        let expected = try HushCommandLine.run(
+            ["eval", "--ephemeral"] + Self.arguments, stdin: stream.map(\.line).joined(separator: "\n"))
+        XCTAssertEqual(expected.status, 0, expected.stderr)
+        let expectedLines = expected.stdout.split(separator: "\n").map(String.init)
+
+        let server = try ServerProcess(Self.arguments + ["--state", database])
+        var answers: [String] = []
+        var refused = 0
+        var restart: Task<Void, any Error>?
+        for (index, item) in stream.enumerated() {
+            // While requests go on: some meet the server gone, some the new one.
+            if index == stream.count / 2 { restart = Task.detached { try PostgresTestCluster.restart() } }
+            let deadline = Date().addingTimeInterval(60)
+            while true {
+                let answer = try? await HTTP.send(.POST, server.base + "/v1/notifications", body: item.line)
+                if let answer, answer.status == 200 {
+                    answers.append(answer.body.trimmingCharacters(in: .newlines))
+                    break
+                }
+                if let answer { XCTAssertEqual(answer.status, 503, answer.body) }
+                refused += 1
+                XCTAssertLessThan(Date(), deadline, "the server did not recover: \(server.stderr)")
+                if Date() >= deadline { return }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        try await restart?.value
+        XCTAssertEqual(answers, expectedLines, "every decision as one uninterrupted run makes it")
+        print("PostgreSQL restarted mid-stream: \(refused) attempts refused and sent again")
+        let health = try await HTTP.get(server.base + "/healthz")
+        XCTAssertEqual(health.status, 200)
+        // The events recorded before and after the restart are all in the outbox, in order.
+        let replay = try await EventStreamReader(server.base + "/v1/events", headers: [("Last-Event-ID", "0")])
+        let events = await replay.wait(timeout: 5) { !$0.isEmpty }
+        XCTAssertFalse(events.isEmpty)
+        XCTAssertEqual(events.compactMap(\.id), events.compactMap(\.id).sorted())
+        XCTAssertEqual(server.stop(), 0)
+    }
 }
