@@ -38,7 +38,7 @@ public final class PostgresStateStore: StateStore {
     /// The users' rows this process has, as of `versions`.
     let cache: InMemoryStateStore
     let logger: Logger
-    private let url: String
+    let url: String
 
     /// What `hush_users` holds of each cached user besides their notifications.
     struct UserMeta {
