@@ -622,7 +622,6 @@ public final class PostgresStateStore: StateStore {
             let acknowledged = try db.query("SELECT min(seq) FROM hush_cursors", action: "read the cursors")
                 .first?.decode(Int64?.self)
             let days = try PostgresSchema.partitionDays(db)
-            let lastWholeDay = PostgresSchema.day(t) - 1
             // Interactions are kept as long as contact suggestions look back, if that is longer.
             let interactionsBefore = t + retentionSeconds - max(retentionSeconds, Suggestions.windowSeconds)
             for table in PostgresSchema.dayTables {
@@ -637,7 +636,6 @@ public final class PostgresStateStore: StateStore {
                     try db.query("DROP TABLE \(table)_d\(day)", action: "drop the partition \(table)_d\(day)")
                 }
             }
-            _ = lastWholeDay
             try db.send(
                 "DELETE FROM hush_arrivals WHERE day <= $1 AND date < $2", binds(PostgresSchema.day(t), t),
                 action: "prune arrivals")
