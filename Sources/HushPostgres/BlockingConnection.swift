@@ -161,8 +161,8 @@ struct PostgresStateError: Error, CustomStringConvertible {
             if let text = error.serverInfo?[.message] {
                 message = "could not \(action): \(text)"
             } else {
-                // Not from the server: the connection (refused, closed, timed out).
-                message = "could not \(action): \(error.code)"
+                // Not from the server: the connection (refused, closed, timed out), and why.
+                message = "could not \(action): \(error.code)" + (error.underlying.map { " (\($0))" } ?? "")
             }
         } else {
             message = "could not \(action): \(error)"

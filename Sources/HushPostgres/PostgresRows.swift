@@ -37,9 +37,9 @@ extension PostgresBindings {
 
 /// A notification's columns, as `PostgresSchema.notificationColumns` lists them.
 enum NotificationRow {
-    static let columns =
-        "user_name, app, id, date, title, body, category, thread_id, group_id, summary_arg, summary_arg_count, relevance, has_media, expiration, summary_at, sender"
-    static let count = 16
+    static let columns = StoredNotification.columnNames.map { $0 == "user" ? "user_name" : $0 }
+        .joined(separator: ", ")
+    static let count = StoredNotification.columnNames.count
     /// "$1, …, $16" after `offset` bindings.
     static func placeholders(from first: Int = 1) -> String {
         (first..<(first + count)).map { "$\($0)" }.joined(separator: ", ")

@@ -270,18 +270,19 @@ public final class PostgresStateStore: StateStore {
         if manualSet, let manualSince {
             loaded.manualFocus = ManualFocus(name: manualName, since: manualSince, until: manualUntil)
         }
-        try load(user, row: row, into: &loaded, meta: &m)
+        let newest = try c.real()
+        loaded.retention = RetentionBookEntry(prunedThrough: try c.real())
+        loaded.retention.newest = newest ?? -.infinity
+        loaded.retention.appliesSincePrune = try c.int()
+        try load(user, into: &loaded, meta: &m)
         meta[user] = m
         cache.load(user: user, loaded)
     }
 
     /// Reads the user's notifications, calls and policy into `rows` (the user's lock is held).
-    private func load(_ user: String, row: PostgresRow, into rows: inout UserRows, meta m: inout UserMeta) throws {
-        let r = row.makeRandomAccess()
-        var entry = RetentionBookEntry(prunedThrough: try r[10].decode(Double?.self))
-        entry.newest = try r[9].decode(Double?.self) ?? -.infinity
-        entry.appliesSincePrune = Int(try r[11].decode(Int32.self))
-        rows.retention = entry
+    /// Reads the rest of the user into `rows` (their retention is already there), under their lock.
+    private func load(_ user: String, into rows: inout UserRows, meta m: inout UserMeta) throws {
+        let entry = rows.retention
         // What memory would have pruned by now is not loaded (rows are forgotten from PostgreSQL
         // by whole days, later).
         let cutoff = entry.prunedThrough.map { $0 - retentionSeconds } ?? -Double.infinity

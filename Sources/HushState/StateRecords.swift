@@ -100,6 +100,12 @@ extension StoredNotification {
     }
 }
 
+extension StoredNotification {
+    /// The stored columns of a notification, in order: the one list, for the other stores too
+    /// (`PostgresStateStore` binds and reads them in this order).
+    package static let columnNames = NotificationColumn.allCases.map(\.rawValue)
+}
+
 /// A row of `delivered`: a notification delivered and still kept. `seq` orders a group: kept when
 /// the notification is replaced in place, renewed when it changes group. `rev` is drawn anew at
 /// every insert and update (see `RowCache`).
