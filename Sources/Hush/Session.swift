@@ -86,6 +86,10 @@ public final class Session {
         }
     }
 
+    /// Forgets what the policy's rules kept for `user` (their copy of the policy, made again at
+    /// their next notification).
+    package func forgetPolicyMemory(of user: String) { interpreter.forgetInstance(of: user) }
+
     /// Delivers every summary of `user` due at or before `t` (UNIX seconds) and returns them as
     /// shown (previews hidden by an app's settings leave out title and body when `locked`).
     /// ``evaluate(_:context:explain:wallClock:)`` does this itself before each decision; call it

@@ -6,9 +6,16 @@ import Lua
 extension PolicyInterpreter {
     static let helperNames = ["contact", "is_favorite", "recent", "interactions", "suggested", "note"]
 
+    /// Installs the helpers into `hush` of the global table (which every user's copy of the
+    /// globals copies) and of the first copy, made before them.
     func installHostHelpers() {
+        installHostHelpers(into: nil)
+        if let template = unclaimedInstance { installHostHelpers(into: template.environment) }
+    }
+
+    private func installHostHelpers(into environment: Int32?) {
         let L = lua.L
-        clua_pushglobaltable(L)
+        if let environment { lua.pushReference(environment) } else { clua_pushglobaltable(L) }
         lua.push("hush")
         guard lua_rawget(L, -2) == LUA_TTABLE else {
             lua.pop(2)

@@ -8,7 +8,25 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     package let policy: Policy
     package let sources: [PolicySource]
     let lua: LuaState
-    private var ruleReferences: [Int32] = []
+    /// The prelude's lists of declarations and problems: read at load, and again for each user's
+    /// copy of the policy.
+    var declarationsList: Int32 = LUA_NOREF
+    var problemsList: Int32 = LUA_NOREF
+    /// The prelude's `loading` table: `copy` is true while a user's copy is made.
+    var loadingState: Int32 = LUA_NOREF
+    /// Each user's copy of the policy (see PolicyInterpreter+Instances.swift).
+    var instances: [String: PolicyInstance] = [:]
+    /// The copy made at load: the first user's.
+    var unclaimedInstance: PolicyInstance?
+    /// The last user's place in `instances` (nil after an insertion or removal).
+    var lastInstance: (user: String, index: Dictionary<String, PolicyInstance>.Index)?
+    var instanceUses = 0
+    var memoryAfterForgetting = 0
+    /// Per file: a function of `_ENV` running the file's code, compiled once for every later copy
+    /// (nil before the second user; an entry is nil where the file must be compiled per copy).
+    var fileFunctions: [Int32?]?
+    /// Copies kept at most; the least recently used go first (also when memory runs short).
+    package var maxInstances = 10_000
     /// A report per rule that returned nothing, in order.
     private var blankReports: [RuleReport] = []
     private var notificationView: Int32 = LUA_NOREF
@@ -62,14 +80,17 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         let declarationsRef = lua.reference()
         lua_createtable(lua.L, 4, 0)
         let problemsRef = lua.reference()
+        lua_createtable(lua.L, 0, 1)
+        let loadingRef = lua.reference()
         do {
             try lua.load(Prelude.source, chunkName: Prelude.chunkName)
             lua.pushCallsiteFunction()
             lua.pushReference(declarationsRef)
             lua.pushReference(problemsRef)
+            lua.pushReference(loadingRef)
             lua.beginBudget()
             defer { lua.endBudget() }
-            try lua.call(arguments: 3, results: 0)
+            try lua.call(arguments: 4, results: 0)
         } catch {
             throw PolicyLoadError(problems: [
                 PolicyProblem(
@@ -77,9 +98,18 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
             ])
         }
 
+        // The files run in a copy of the globals, never in the global table itself: every later
+        // user's copy is made from it as the prelude left it.
+        guard lua.pushEnvironmentCopy() else {
+            throw PolicyLoadError(problems: [
+                PolicyProblem(
+                    file: sources.first?.name ?? "policy", line: 0, message: "internal: no room for the globals")
+            ])
+        }
+        let environment = lua.reference()
         for source in sources {
             do {
-                try lua.run(source.text, chunkName: source.name)
+                try lua.run(source.text, chunkName: source.name, environment: environment)
             } catch {
                 problems.add(error.file ?? source.name, error.line ?? 0, Self.explain(error))
                 throw PolicyLoadError(problems: problems.problems)
@@ -131,11 +161,14 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
             }
         }
         lua.pop()
-        lua.release(declarationsRef)
-        lua.release(problemsRef)
         guard builder.problems.problems.isEmpty else { throw PolicyLoadError(problems: builder.problems.problems) }
         self.policy = builder.policy
-        self.ruleReferences = builder.ruleFunctions.map(\.reference)
+        self.declarationsList = declarationsRef
+        self.problemsList = problemsRef
+        self.loadingState = loadingRef
+        clearList(declarationsRef)
+        self.unclaimedInstance = PolicyInstance(
+            environment: environment, rules: builder.ruleFunctions.map(\.reference), lastUse: 0)
         self.blankReports = policy.rules.map { RuleReport(rule: $0) }
         setUpViews()
         lua.printHandler = { [unowned self] line in
@@ -195,6 +228,20 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     {
         // Most runs change nothing: the reports are then the blank ones, shared (no copy).
         var reports = rules.count == blankReports.count ? blankReports : rules.map { RuleReport(rule: $0) }
+        // The user's own copy of the policy (made before the window: its files run in their own).
+        let ruleReferences: [Int32]
+        switch instance(for: subject.pointee.envelope.user) {
+        case .success(let instance):
+            ruleReferences = instance.rules
+            lua.setEnvironment(instance.environment)
+        case .failure(let failure):
+            for (index, info) in rules.enumerated() { reports[index].error = "\(info.location): not run: \(failure)" }
+            return reports
+        }
+        defer {
+            lua.setEnvironment(nil)
+            keepInstancesWithinMemory()
+        }
         let top = lua.top
         // The views, below the rules' calls; what they cached for the last notification is gone.
         lua.pushReference(notificationView)

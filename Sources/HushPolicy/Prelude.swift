@@ -6,17 +6,19 @@ enum Prelude {
     static let chunkName = "=hush"
 
     static let source = #"""
-        local callsite, declarations, problems = ...
+        local callsite, declarations, problems, loading = ...
         local type, tostring, select, rawget, error = type, tostring, select, rawget, error
 
         local function here()
+          -- A user's copy of a policy already loaded (loading.copy) needs its rules, not places.
+          if loading.copy then return nil, 0 end
           -- level 3: the policy code that called the declaration function
           return callsite(3)
         end
 
         local function record(kind, name, body, file, line)
           local entry = { kind = kind, name = name, body = body, file = file, line = line }
-          declarations[#declarations + 1] = entry
+          if kind == "rule" or not loading.copy then declarations[#declarations + 1] = entry end
           return entry
         end
 

@@ -236,9 +236,20 @@ package final class LuaState {
         return error
     }
 
-    /// Loads and runs a chunk inside its own budget window (using `limits.forLoading`).
-    package func run(_ text: String, chunkName: String) throws(LuaError) {
+    /// Loads and runs a chunk inside its own budget window (using `limits.forLoading`), with the
+    /// environment at registry reference `environment` as its globals (nil: the global table).
+    package func run(_ text: String, chunkName: String, environment: Int32? = nil) throws(LuaError) {
         try load(text, chunkName: chunkName)
+        if let environment {
+            lua_rawgeti(L, clua_registryindex(), lua_Integer(environment))
+            if lua_setupvalue(L, -2, 1) == nil { pop() }
+        }
+        try callLoading(arguments: 0, results: 0)
+    }
+
+    /// Calls the function under `nargs` arguments as loading code runs: inside its own budget
+    /// window, with `limits.forLoading`.
+    package func callLoading(arguments nargs: Int32, results nresults: Int32) throws(LuaError) {
         let saved = limits
         hush_sandbox_set_limits(sandbox, saved.forLoading.cValue)
         beginBudget()
@@ -246,8 +257,21 @@ package final class LuaState {
             endBudget()
             hush_sandbox_set_limits(sandbox, saved.cValue)
         }
-        try call(arguments: 0, results: 0)
+        try call(arguments: nargs, results: nresults)
     }
+
+    /// Pushes a copy of the globals for one user's copy of a policy (see
+    /// `hush_push_environment_copy`); false when the stack cannot grow (nothing pushed).
+    package func pushEnvironmentCopy() -> Bool { hush_push_environment_copy(sandbox) != 0 }
+
+    /// The globals `load` gives a chunk when none is passed: those of the code about to run
+    /// (a registry reference; nil: the global table).
+    package func setEnvironment(_ reference: Int32?) {
+        hush_sandbox_set_environment(sandbox, reference ?? LUA_NOREF)
+    }
+
+    /// A full garbage collection, outside any budget window.
+    package func collectGarbage() { _ = clua_gc(L, LUA_GCCOLLECT, 0) }
 
     // MARK: stack helpers (none of these raise)
 

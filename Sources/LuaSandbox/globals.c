@@ -116,7 +116,7 @@ static int sandbox_xpcall(lua_State *L) {
     return finish_pcall(L, status, 2);
 }
 
-/// load() of text chunks only; the default environment is the sandbox's globals.
+/// load() of text chunks only; the default environment is that of the code running now.
 static int sandbox_load(lua_State *L) {
     int has_env = !lua_isnone(L, 4);
     size_t len;
@@ -137,6 +137,13 @@ static int sandbox_load(lua_State *L) {
     if (has_env) {
         lua_pushvalue(L, 4);
         if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+    } else {
+        // The globals of the code running now (one user's copy), never the shared table.
+        hush_sandbox *S = sandbox_of(L);
+        if (S->environment_ref != LUA_NOREF) {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, S->environment_ref);
+            if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+        }
     }
     return 1;
 }

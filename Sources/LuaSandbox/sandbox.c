@@ -2,6 +2,7 @@
 // sandbox_internal.h for which file holds which part of the sandbox.
 #include "sandbox_internal.h"
 
+#include <lauxlib.h>
 #include <stdlib.h>
 
 hush_sandbox *hush_sandbox_new(hush_limits limits, hush_host_callback callback, void *context) {
@@ -10,6 +11,7 @@ hush_sandbox *hush_sandbox_new(hush_limits limits, hush_host_callback callback, 
     S->limits = limits;
     S->callback = callback;
     S->context = context;
+    S->environment_ref = LUA_NOREF;
     atomic_init(&S->deadline, 0);
     atomic_init(&S->armed, 0);
     pthread_mutex_init(&S->hook_lock, NULL);

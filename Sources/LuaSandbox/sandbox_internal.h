@@ -14,6 +14,7 @@
 // rule_runner.c     hush_run_rules
 // lazy_tables.c     tables the host fills as they are read; the collection counter
 // globals.c         the allowed libraries and the sandboxed base functions
+// environments.c    per-user copies of the globals
 // testing.c         for tests only (debug builds)
 // hush_strlib.c     the bounded string functions (its own header: hush_strlib.h)
 #ifndef HUSH_SANDBOX_INTERNAL_H
@@ -58,6 +59,8 @@ struct hush_sandbox {
     int run_next;
     hush_lazy_callback lazy;     // serves lazy tables (hush_push_lazy); NULL until set
     const void *lazy_metatable;  // the metatable every unsettled lazy table has
+    int environment_ref;         // registry ref of the environment code runs in now (load's
+                                 // default); LUA_NOREF: the global table
 
     pthread_mutex_t hook_lock;   // serialises arming (watchdog) and disarming (owner)
     struct hush_sandbox *next_registered;

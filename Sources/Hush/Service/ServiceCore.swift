@@ -6,10 +6,12 @@ import HushState
 import Logging
 
 /// What `hush serve` does, without HTTP: decides notifications, reports and changes one user's
-/// state, keeps users' own policies, and delivers each user's events at their time. Each user has
-/// a session of their own (their own interpreter: a policy's globals and upvalues never hold
-/// another user's notifications), made on their first request and dropped least recently used
-/// beyond `maxSessions`. Not thread-safe: one owner (the server's state worker) calls it.
+/// state, keeps users' own policies, and delivers each user's events at their time. Users without
+/// a policy of their own share one session, in which each has their own copy of the server's
+/// policy (its globals and upvalues never hold another user's notifications); a user with their
+/// own policy has a session (an interpreter) of their own, made on their first request and
+/// dropped least recently used beyond `maxSessions`. Not thread-safe: one owner (the server's
+/// state worker) calls it.
 package final class ServiceCore {
     /// Why a request was refused, in terms the HTTP layer maps to a status.
     package enum Refusal: Error, Sendable {
@@ -46,6 +48,10 @@ package final class ServiceCore {
     let maxSessions: Int
     var logger: Logger { serverEngine.logger }
 
+    /// The session of the users without a policy of their own: one interpreter, in which each user
+    /// has their own copy of the policy (made on their first notification).
+    private var serverSession: Session?
+    /// Users with their own policy: a session (an interpreter) each.
     private var sessions: [String: (session: Session, lastUse: Int)] = [:]
     private var uses = 0
     /// Users with their own policy, and its engine.
@@ -450,6 +456,7 @@ package final class ServiceCore {
         userEngines[user] = engine
         userPolicyTexts[user] = .some(text)
         sessions[user] = nil
+        serverSession?.forgetPolicyMemory(of: user)
         rescheduleSoon(user)
         return engine.policy.focuses.map(\.name)
     }
@@ -472,6 +479,7 @@ package final class ServiceCore {
         userEngines[user] = nil
         userPolicyTexts[user] = .some(nil)
         sessions[user] = nil
+        serverSession?.forgetPolicyMemory(of: user)
         rescheduleSoon(user)
         return true
     }
@@ -480,7 +488,7 @@ package final class ServiceCore {
     /// get it at their next request.
     package func replaceServerEngine(_ engine: Engine) {
         serverEngine = engine
-        for user in sessions.keys where userEngines[user] == nil { sessions[user] = nil }
+        serverSession = nil
         for user in marks.keys where userEngines[user] == nil { rescheduleSoon(user) }
     }
 
@@ -521,7 +529,7 @@ package final class ServiceCore {
         store.watchEvents(onNew)
     }
 
-    /// How many users have a session (an interpreter) now.
+    /// How many users have a session (an interpreter) of their own now.
     package var sessionCount: Int { sessions.count }
 
     // MARK: - Sessions
@@ -534,8 +542,15 @@ package final class ServiceCore {
         return engine.pipeline.defaultClock
     }
 
-    /// The user's session, made on first use; the least recently used is dropped beyond the bound.
+    /// The user's session: the server's, or for a user with their own policy their own, made on
+    /// first use (the least recently used is dropped beyond the bound).
     private func session(for user: String) throws -> Session {
+        guard userEngines[user] != nil else {
+            if let serverSession { return serverSession }
+            let session = try serverEngine.makeSession(storing: store)
+            serverSession = session
+            return session
+        }
         uses += 1
         if let entry = sessions[user] {
             sessions[user]!.lastUse = uses
@@ -566,6 +581,7 @@ package final class ServiceCore {
         if let known = userPolicyTexts[user], known == text { return }
         userPolicyTexts[user] = .some(text)
         sessions[user] = nil
+        serverSession?.forgetPolicyMemory(of: user)
         guard let text else {
             userEngines[user] = nil
             return

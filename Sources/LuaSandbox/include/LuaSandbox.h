@@ -69,6 +69,14 @@ int hush_pcall(hush_sandbox *sandbox, int nargs, int nresults);
 /// message on the stack.
 int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const char *chunkname);
 
+/// Pushes a new environment for one user's copy of a policy: a copy of the global table in which
+/// every table (the libraries, `hush`) is copied one level and `_G` is the copy itself. Returns 0
+/// (nothing pushed) when the stack cannot grow.
+int hush_push_environment_copy(hush_sandbox *sandbox);
+/// The environment (a registry reference) that `load` gives a chunk when none is passed: the
+/// globals of the code about to run. LUA_NOREF: the global table.
+void hush_sandbox_set_environment(hush_sandbox *sandbox, int ref);
+
 /// Pushes a C closure that calls the host callback with `function_id`.
 void hush_push_host_function(lua_State *L, int function_id);
 

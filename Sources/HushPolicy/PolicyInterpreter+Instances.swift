@@ -1,0 +1,222 @@
+import CLua54
+import HushCore
+import Lua
+
+/// One user's copy of a policy: the globals its files ran in, and the rules they declared there.
+/// What a rule keeps between notifications (a global, an upvalue, a table reached from either)
+/// lives in its user's copy, so a policy with memory never shows one person's notifications to
+/// another (docs/security.md, "One user's policy memory").
+struct PolicyInstance {
+    /// Registry references.
+    var environment: Int32
+    var rules: [Int32]
+    var lastUse: Int
+}
+
+/// Why a user's copy of the policy could not be made; their rules are then not run.
+struct InstanceFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension PolicyInterpreter {
+    /// The copy of `user`, made on their first notification by running the policy's files again in
+    /// a fresh copy of the globals (the copy made at load goes to the first user).
+    func instance(for user: String) -> Result<PolicyInstance, InstanceFailure> {
+        instanceUses += 1
+        if let last = lastInstance, last.user == user {
+            instances.values[last.index].lastUse = instanceUses
+            return .success(instances.values[last.index])
+        }
+        if let index = instances.index(forKey: user) {
+            instances.values[index].lastUse = instanceUses
+            lastInstance = (user, index)
+            return .success(instances.values[index])
+        }
+        var made: PolicyInstance
+        if let template = unclaimedInstance {
+            unclaimedInstance = nil
+            made = template
+        } else {
+            if instances.count >= maxInstances { forgetInstances(keeping: maxInstances * 3 / 4) }
+            switch makeInstance() {
+            case .success(let instance): made = instance
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        made.lastUse = instanceUses
+        instances[user] = made
+        lastInstance = (user, instances.index(forKey: user)!)
+        return .success(made)
+    }
+
+    /// Runs the files in a new copy of the globals and takes the rules they declare, which must be
+    /// the rules declared at load (files that declare by chance could declare others).
+    private func makeInstance() -> Result<PolicyInstance, InstanceFailure> {
+        guard lua.pushEnvironmentCopy() else {
+            return .failure(InstanceFailure(description: "no room for the globals"))
+        }
+        let environment = lua.reference()
+        lua.setEnvironment(environment)
+        setCopying(true)
+        defer {
+            setCopying(false)
+            lua.setEnvironment(nil)
+        }
+        let functions = compiledFiles()
+        for (source, function) in zip(sources, functions) {
+            do {
+                if let function {
+                    lua.pushReference(function)
+                    lua.pushReference(environment)
+                    try lua.callLoading(arguments: 1, results: 0)
+                } else {
+                    try lua.run(source.text, chunkName: source.name, environment: environment)
+                }
+            } catch {
+                clearList(declarationsList)
+                clearList(problemsList)
+                lua.release(environment)
+                return .failure(InstanceFailure(description: "this user's copy of the policy failed to load: \(error)"))
+            }
+        }
+        let rules = declaredRules()
+        let problems = listLength(problemsList)
+        clearList(declarationsList)
+        clearList(problemsList)
+        guard problems == 0, rules.count == policy.rules.count,
+            zip(rules, policy.rules).allSatisfy({ $0.name == $1.name })
+        else {
+            for rule in rules { lua.release(rule.reference) }
+            lua.release(environment)
+            return .failure(
+                InstanceFailure(
+                    description:
+                        "this user's copy of the policy declared other rules than the policy did when loaded (\(rules.map(\.name)))"
+                ))
+        }
+        return .success(PolicyInstance(environment: environment, rules: rules.map(\.reference), lastUse: 0))
+    }
+
+    /// Each file as a function of `_ENV`, compiled once: a copy then costs a call, not a compile.
+    /// The wrapper keeps every line where it was; a file it does not compile (a chunk at the limit
+    /// of locals, say) is compiled anew for each copy instead.
+    private func compiledFiles() -> [Int32?] {
+        if let fileFunctions { return fileFunctions }
+        let functions = sources.map { source -> Int32? in
+            do {
+                try lua.load("return function(_ENV, ...) " + source.text + "\nend", chunkName: source.name)
+                try lua.call(arguments: 0, results: 1)
+                guard lua_type(lua.L, -1) == LUA_TFUNCTION else {
+                    lua.pop()
+                    return nil
+                }
+                return lua.reference()
+            } catch {
+                return nil
+            }
+        }
+        fileFunctions = functions
+        return functions
+    }
+
+    /// The rules in the prelude's list of declarations, in order: (name, registry reference).
+    private func declaredRules() -> [(name: String, reference: Int32)] {
+        let L = lua.L
+        var rules: [(name: String, reference: Int32)] = []
+        lua.pushReference(declarationsList)
+        let count = lua_rawlen(L, -1)
+        if count > 0 {
+            for i in 1...count {
+                guard lua_rawgeti(L, -1, lua_Integer(i)) == LUA_TTABLE else {
+                    lua.pop()
+                    continue
+                }
+                lua.push("kind")
+                _ = lua_rawget(L, -2)
+                let isRule = lua.string(at: -1) == "rule"
+                lua.pop()
+                if isRule {
+                    lua.push("name")
+                    _ = lua_rawget(L, -2)
+                    let name = lua.string(at: -1)
+                    lua.pop()
+                    lua.push("body")
+                    if lua_rawget(L, -2) == LUA_TFUNCTION, let name {
+                        rules.append((name, lua.reference()))
+                    } else {
+                        lua.pop()
+                    }
+                }
+                lua.pop()
+            }
+        }
+        lua.pop()
+        return rules
+    }
+
+    private func setCopying(_ copying: Bool) {
+        lua.pushReference(loadingState)
+        lua.push("copy")
+        lua_pushboolean(lua.L, copying ? 1 : 0)
+        lua_rawset(lua.L, -3)
+        lua.pop()
+    }
+
+    private func listLength(_ list: Int32) -> Int {
+        lua.pushReference(list)
+        defer { lua.pop() }
+        return Int(lua_rawlen(lua.L, -1))
+    }
+
+    /// Empties one of the prelude's lists (what a copy's files declared has been read).
+    func clearList(_ list: Int32) {
+        let L = lua.L
+        lua.pushReference(list)
+        var i = lua_rawlen(L, -1)
+        while i > 0 {
+            lua_pushnil(L)
+            lua_rawseti(L, -2, lua_Integer(i))
+            i -= 1
+        }
+        lua.pop()
+    }
+
+    /// Forgets `user`'s copy, if they have one.
+    package func forgetInstance(of user: String) {
+        guard let instance = instances.removeValue(forKey: user) else { return }
+        release(instance)
+        lastInstance = nil
+    }
+
+    private func release(_ instance: PolicyInstance) {
+        lua.release(instance.environment)
+        for rule in instance.rules { lua.release(rule) }
+    }
+
+    /// Forgets the least recently used copies, keeping `count`: their users' next notification
+    /// makes them anew (their policy's memory starts over).
+    func forgetInstances(keeping count: Int) {
+        guard instances.count > count else { return }
+        let oldest = instances.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(instances.count - count)
+        for (user, instance) in oldest {
+            release(instance)
+            instances.removeValue(forKey: user)
+        }
+        lastInstance = nil
+    }
+
+    /// All copies share the interpreter's memory cap: when they fill more than half of it, the
+    /// least recently used half go (the user evaluated last stays). Not again before memory has
+    /// grown by an eighth of the cap since: one user's large copy must not make every evaluation
+    /// collect.
+    func keepInstancesWithinMemory() {
+        let cap = lua.limits.memoryBytes
+        guard instances.count > 1, lua.memoryInUse > max(cap / 2, memoryAfterForgetting + cap / 8) else { return }
+        forgetInstances(keeping: max(1, instances.count / 2))
+        lua.collectGarbage()
+        memoryAfterForgetting = lua.memoryInUse
+    }
+
+    /// How many users have a copy of the policy now.
+    package var instanceCount: Int { instances.count + (unclaimedInstance == nil ? 0 : 1) }
+}
