@@ -86,6 +86,13 @@ public final class Session {
         }
     }
 
+    /// The milliseconds the next evaluation's rules may take (a service's per-user share of its
+    /// time; see `PolicyInterpreter.timeAllowance`). nil: the limits alone.
+    package var ruleTimeAllowance: Double? {
+        get { interpreter.timeAllowance }
+        set { interpreter.timeAllowance = newValue }
+    }
+
     /// Forgets what the policy's rules kept for `user` (their copy of the policy, made again at
     /// their next notification).
     package func forgetPolicyMemory(of user: String) { interpreter.forgetInstance(of: user) }

@@ -217,6 +217,12 @@ extension PolicyInterpreter {
         memoryAfterForgetting = lua.memoryInUse
     }
 
+    /// The interpreter's memory in use after a full collection (what all copies hold together).
+    package func memoryInUseAfterCollecting() -> Int {
+        lua.collectGarbage()
+        return lua.memoryInUse
+    }
+
     /// How many users have a copy of the policy now.
     package var instanceCount: Int { instances.count + (unclaimedInstance == nil ? 0 : 1) }
 }

@@ -27,6 +27,12 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     var fileFunctions: [Int32?]?
     /// Copies kept at most; the least recently used go first (also when memory runs short).
     package var maxInstances = 10_000
+    /// The milliseconds the next evaluation's rules may take, when a service gives each user a
+    /// share of its time (below the time limit, it lowers it for that evaluation; below
+    /// `minimumTimeAllowance` the rules are not run). nil: the limits alone.
+    package var timeAllowance: Double?
+    /// Less would be spent before the time limit is even checked (the grace period).
+    package var minimumTimeAllowance: Double { lua.limits.graceMilliseconds + 1 }
     /// A report per rule that returned nothing, in order.
     private var blankReports: [RuleReport] = []
     private var notificationView: Int32 = LUA_NOREF
@@ -242,6 +248,31 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
             lua.setEnvironment(nil)
             keepInstancesWithinMemory()
         }
+        if let allowance = timeAllowance {
+            guard allowance >= minimumTimeAllowance else {
+                for (index, info) in rules.enumerated() {
+                    reports[index].error =
+                        "\(info.location): not run: this user's rules used their share of time (the built-in behaviour decides)"
+                }
+                return reports
+            }
+            let limits = lua.limits
+            if limits.timeLimitMilliseconds == 0 || allowance < limits.timeLimitMilliseconds {
+                var lowered = limits
+                lowered.timeLimitMilliseconds = allowance
+                lua.setLimits(lowered)
+                defer { lua.setLimits(limits) }
+                return try runRules(rules, subject: subject, references: ruleReferences, reports: reports)
+            }
+        }
+        return try runRules(rules, subject: subject, references: ruleReferences, reports: reports)
+    }
+
+    private func runRules(
+        _ rules: [Policy.RuleInfo], subject: UnsafeMutablePointer<RuleSubject>, references ruleReferences: [Int32],
+        reports: [RuleReport]
+    ) throws -> [RuleReport] {
+        var reports = reports
         let top = lua.top
         // The views, below the rules' calls; what they cached for the last notification is gone.
         lua.pushReference(notificationView)

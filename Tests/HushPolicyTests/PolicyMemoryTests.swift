@@ -123,3 +123,33 @@ final class PolicyMemoryTests: XCTestCase {
         XCTAssertEqual(try reason(policy, user: "b", body: "b"), "error: policy.lua:4: second")
     }
 }
+
+/// What a user's copy of a realistic policy costs in memory (printed; docs/security.md quotes it).
+final class PolicyCopyCostTests: XCTestCase {
+    func testACopyOfTheStandardPolicyTakesTensOfKilobytes() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let path = root.appendingPathComponent("Benchmarks/standard.lua").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let policy = try PolicyInterpreter(sources: [PolicySource(name: "standard.lua", text: text)])
+        let now = 1_700_000_000.0
+        func decide(_ user: String) throws {
+            let json =
+                #"{"app": "com.example.chat", "user": "\#(user)", "payload": {"aps": {"alert": {"body": "hi"}}}}"#
+            var subject = RuleSubject(envelope: try Envelope.decode(try JSONParser.parse(json), fallbackID: "n"))
+            let context = RuleContext(
+                now: now, local: ZoneClock(identifier: "UTC")!.local(now), focus: nil, locked: false, ringer: .ring,
+                audio: .none, user: user, state: EmptyState(), directory: Directory(contacts: []))
+            _ = try policy.runRules(subject: &subject, context: context)
+        }
+        try decide("warm-up")
+        let before = policy.memoryInUseAfterCollecting()
+        let users = 500
+        for i in 0..<users { try decide("user-\(i)") }
+        let perUser = (policy.memoryInUseAfterCollecting() - before) / users
+        print("memory per user's copy of Benchmarks/standard.lua: \(perUser) bytes")
+        XCTAssertEqual(policy.instanceCount, users + 1)
+        XCTAssertGreaterThan(perUser, 1000, "a copy holds the policy's tables")
+        XCTAssertLessThan(perUser, 64 << 10)
+    }
+}

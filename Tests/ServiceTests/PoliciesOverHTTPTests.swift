@@ -86,6 +86,57 @@ final class PoliciesOverHTTPTests: XCTestCase {
         XCTAssertEqual(server.stop(), 0)
     }
 
+    /// One user's policy runs at its limits on every notification while that user floods the
+    /// server: after its share of time is spent its rules are not run (the built-in behaviour
+    /// decides, and the decision says why), and the other users are answered all along, their
+    /// rules run. (Their latency under such a flood is measured by hand: docs/service.md.)
+    func testAPolicyAtItsLimitsOnEveryNotificationDoesNotStarveOtherUsers() async throws {
+        let server = try ServerProcess([
+            "--ephemeral", "--policy", ServerProcess.root.appendingPathComponent("policies/work.lua").path,
+        ])
+        let spin = #"rule("spin", function(n, ctx) local x = 0 while true do x = x + 1 end end)"#
+        let put = try await HTTP.send(.PUT, server.base + "/v1/users/hog/policy", body: spin)
+        XCTAssertEqual(put.status, 200, put.body)
+        async let flooded = Self.flood(server.base, user: "hog", connections: 4, each: 30)
+        var others = 0
+        for i in 0..<40 {
+            let answer = try await HTTP.send(
+                .POST, server.base + "/v1/notifications", body: Self.note("o\(i)", user: "u\(i % 4)", body: "hello"))
+            XCTAssertEqual(answer.status, 200, answer.body)
+            XCTAssertEqual(answer.json?["errors"] as? [String], [], answer.body)
+            others += 1
+        }
+        let hogErrors = try await flooded
+        XCTAssertEqual(others, 40)
+        XCTAssertEqual(hogErrors.count, 120, "every flood request was answered with one error")
+        let overruns = hogErrors.filter { $0.contains("limit") || $0.contains("budget") }.count
+        let skipped = hogErrors.filter { $0.contains("not run: this user's rules used their share of time") }.count
+        XCTAssertGreaterThan(overruns, 0, "the first ones ran to their limit")
+        XCTAssertGreaterThan(skipped, 60, "then the user's share was spent: \(Set(hogErrors))")
+        XCTAssertEqual(overruns + skipped, 120, "\(Set(hogErrors))")
+        XCTAssertEqual(server.stop(), 0)
+    }
+
+    /// `connections` × `each` notifications of `user`, each connection one after another; the
+    /// `errors` of every answer.
+    static func flood(_ base: String, user: String, connections: Int, each: Int) async throws -> [String] {
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for connection in 0..<connections {
+                group.addTask {
+                    var errors: [String] = []
+                    for i in 0..<each {
+                        let answer = try await HTTP.send(
+                            .POST, base + "/v1/notifications",
+                            body: note("\(user)\(connection)-\(i)", user: user, body: "x"))
+                        errors += (answer.json?["errors"] as? [String]) ?? ["status \(answer.status)"]
+                    }
+                    return errors
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
     /// The server's policy file changed on disk: taken without a restart; a bad edit is refused
     /// and logged, and the old policy stays.
     func testTheServersPolicyReloadsWhenItsFileChangesAndABadEditIsRefused() async throws {

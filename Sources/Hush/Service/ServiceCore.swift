@@ -70,6 +70,8 @@ package final class ServiceCore {
     /// read from it each time (under the user's lock) rather than kept here.
     private var shared: Bool { store.isShared }
     private var generatedIDs = 0
+    /// Each user's share of the time rules may take (one user's slow policy must not hold up others).
+    package var timeShares = TimeShares()
     private let runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
 
     /// - Parameters:
@@ -219,8 +221,12 @@ package final class ServiceCore {
             try advance(user: user, to: t, session: session)
         }
         let start = DispatchTime.now().uptimeNanoseconds
+        session.ruleTimeAllowance = timeShares.allowance(for: user, now: Double(start) / 1e9)
+        defer { session.ruleTimeAllowance = nil }
         let decision = try session.evaluate(envelope, context: context, explain: explain, wallClock: now)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let end = DispatchTime.now().uptimeNanoseconds
+        let seconds = Double(end - start) / 1e9
+        timeShares.spend(seconds * 1000, by: user, now: Double(end) / 1e9)
         if decision.delivery == .summary, let at = decision.summaryAt {
             if shared {
                 if try at < store.dueAt(user: user) ?? .infinity { try store.setDueAt(user: user, at) }

@@ -31,7 +31,7 @@ extension Decision {
         w.raw(",\"announcement\":"); writeOptional(announcement, to: &w)
         w.raw(",\"group\":")
         if let group {
-            w.raw("{\"id\":"); w.writeString(group.id)
+            w.raw("{\"id\":"); w.writeString(OutputBounds.cut(group.id))
             w.raw(",\"count\":"); w.writeInt(group.count)
             w.raw(",\"summary\":"); writeOptional(group.summary, to: &w)
             w.raw("}")
@@ -66,8 +66,10 @@ extension Decision {
         return w.string
     }
 
+    /// Texts made from a payload or a declaration (a name, a summary line, an announcement) are
+    /// cut like a rule's (`OutputBounds`): a line's size never depends on what an app sent.
     private func writeOptional(_ s: String?, to w: inout JSONWriter) {
-        if let s { w.writeString(s) } else { w.writeNull() }
+        if let s { w.writeString(OutputBounds.cut(s)) } else { w.writeNull() }
     }
 
     private func writeStrings(_ list: [String], to w: inout JSONWriter) {

@@ -53,6 +53,7 @@ extension Envelope {
         guard case .string(let app) = appValue, !app.isEmpty else {
             throw InputError(field: "app", "must be a non-empty string, got \(appValue.quotedForError)")
         }
+        try Self.checkLength(app, field: "app")
         var withdraw = false
         if let value = withdrawMember, !value.isNull {
             guard case .bool(let flag) = value else {
@@ -105,6 +106,7 @@ extension Envelope {
             guard case .string(let s) = value, !s.isEmpty else {
                 throw InputError(field: "id", "must be a non-empty string, got \(value.quotedForError)")
             }
+            try Self.checkLength(s, field: "id")
             id = s
         } else if let collapseID {
             id = collapseID
@@ -128,6 +130,7 @@ extension Envelope {
             guard case .string(let s) = value, !s.isEmpty else {
                 throw InputError(field: "user", "must be a non-empty string, got \(value.quotedForError)")
             }
+            try Self.checkLength(s, field: "user")
             user = s
         }
 
@@ -404,6 +407,14 @@ extension Envelope {
     }
 
     /// `field` is evaluated only when throwing.
+    /// An identifier echoed in every decision is refused beyond `OutputBounds.identifierBytes`.
+    static func checkLength(_ s: String, field: String) throws(InputError) {
+        let bytes = s.utf8.count
+        guard bytes <= OutputBounds.identifierBytes else {
+            throw InputError(field: field, "is \(bytes) bytes; at most \(OutputBounds.identifierBytes) are allowed")
+        }
+    }
+
     static func optionalString(_ value: JSONValue?, field: @autoclosure () -> String) throws(InputError) -> String? {
         guard let value, !value.isNull else { return nil }
         guard case .string(let s) = value else {

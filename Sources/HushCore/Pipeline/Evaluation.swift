@@ -24,6 +24,21 @@ struct Evaluation {
 
     final class TraceLog {
         @exclusivity(unchecked) var steps: [TraceStep] = []
+        /// Steps not kept beyond `OutputBounds.traceSteps`.
+        var leftOut = 0
+
+        /// Keeps the step (its texts cut to `OutputBounds.textBytes`) while there is room.
+        func append(_ step: TraceStep) {
+            guard steps.count < OutputBounds.traceSteps else {
+                leftOut += 1
+                return
+            }
+            var step = step
+            step.note = OutputBounds.cut(step.note)
+            if let rule = step.rule { step.rule = OutputBounds.cut(rule) }
+            if let location = step.location { step.location = OutputBounds.cut(location) }
+            steps.append(step)
+        }
     }
 
     var envelope: Envelope { subject.envelope }
@@ -51,14 +66,15 @@ struct Evaluation {
 
     /// A reason (always) and a trace step (when explaining).
     mutating func note(_ step: String, _ text: String, rule: String? = nil, location: String? = nil) {
+        let text = OutputBounds.cut(text)
         decision.reasons.append(text)
-        trace?.steps.append(TraceStep(step: step, rule: rule, location: location, note: text))
+        trace?.append(TraceStep(step: step, rule: rule, location: location, note: text))
     }
 
     /// A trace step only: the text is made only when explaining.
     func traceOnly(_ step: String, _ text: @autoclosure () -> String, rule: String? = nil, location: String? = nil) {
         guard let trace else { return }
-        trace.steps.append(TraceStep(step: step, rule: rule, location: location, note: text()))
+        trace.append(TraceStep(step: step, rule: rule, location: location, note: text()))
     }
 
     /// Why the active focus is on, in words.
@@ -71,7 +87,17 @@ struct Evaluation {
     /// evaluation says so by what it returns. A state read that fails throws: no decision is made
     /// from state that was not read.
     mutating func perform(rules: (any RuleRunning)?) throws {
-        defer { if let trace { decision.trace = trace.steps } }
+        defer {
+            if let trace {
+                decision.trace = trace.steps
+                if trace.leftOut > 0 {
+                    decision.trace!.append(
+                        TraceStep(
+                            step: "trace",
+                            note: "… \(trace.leftOut) more steps left out (a trace keeps \(OutputBounds.traceSteps))"))
+                }
+            }
+        }
         // Every decision names the focus in force, whatever becomes of the notification.
         activeFocus = try pipeline.focusInForce(
             at: now, context: context, user: envelope.user, state: state, clock: clock)

@@ -9,6 +9,9 @@ extension Evaluation {
             now: now, local: clock.local(now), focus: activeFocus?.focus.name, locked: context.locked,
             ringer: context.ringer, audio: context.audio, user: envelope.user, state: state, directory: directory)
         let reports = try runner.runRules(subject: &subject, context: ruleContext)
+        // What rules put in the decision is bounded (OutputBounds): a policy cannot make a line of
+        // any size, nor push the built-in steps' reasons out.
+        var reasonsLeftOut = 0, errorsLeftOut = 0, reasonsGiven = 0
         for report in reports {
             if report.error == nil && report.changes == nil && report.notes.isEmpty && trace == nil { continue }
             for line in report.notes {
@@ -17,21 +20,41 @@ extension Evaluation {
                     location: report.rule.location)
             }
             if let error = report.error {
-                decision.errors.append("rule '\(report.rule.name)': \(error)")
+                if decision.errors.count < OutputBounds.errors {
+                    decision.errors.append(OutputBounds.cut("rule '\(report.rule.name)': \(error)"))
+                } else {
+                    errorsLeftOut += 1
+                }
                 traceOnly(
                     "rules", "rule '\(report.rule.name)' failed and was ignored: \(error)",
                     rule: report.rule.name, location: report.rule.location)
             } else if let changes = report.changes, changes.changesSomething {
-                decision.rules.append(report.rule.name)
+                if decision.rules.count < OutputBounds.ruleNames {
+                    decision.rules.append(OutputBounds.cut(report.rule.name))
+                }
                 let text =
                     changes.reason.map { "rule '\(report.rule.name)': \($0)" }
                     ?? "rule '\(report.rule.name)' set \(changes.summaryText)"
-                note("rules", text, rule: report.rule.name, location: report.rule.location)
+                reasonsGiven += 1
+                if reasonsGiven <= OutputBounds.ruleReasons {
+                    note("rules", text, rule: report.rule.name, location: report.rule.location)
+                } else {
+                    reasonsLeftOut += 1
+                    traceOnly("rules", text, rule: report.rule.name, location: report.rule.location)
+                }
             } else {
                 traceOnly(
                     "rules", "rule '\(report.rule.name)' made no change",
                     rule: report.rule.name, location: report.rule.location)
             }
+        }
+        if reasonsLeftOut > 0 {
+            decision.reasons.append(
+                "… \(reasonsLeftOut) more rules changed something (a decision lists \(OutputBounds.ruleReasons))")
+        }
+        if errorsLeftOut > 0 {
+            decision.errors.append(
+                "… \(errorsLeftOut) more rule errors left out (a decision lists \(OutputBounds.errors))")
         }
     }
 }
