@@ -70,7 +70,7 @@ package final class ServiceCore {
     /// read from it each time (under the user's lock) rather than kept here.
     private var shared: Bool { store.isShared }
     private var generatedIDs = 0
-    /// Each user's share of the time rules may take (one user's slow policy must not hold up others).
+    /// The share of time of users whose rules overran (one user's slow policy must not hold up others).
     package var timeShares = TimeShares()
     private let runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
 
@@ -226,7 +226,6 @@ package final class ServiceCore {
         let decision = try session.evaluate(envelope, context: context, explain: explain, wallClock: now)
         let end = DispatchTime.now().uptimeNanoseconds
         let seconds = Double(end - start) / 1e9
-        timeShares.spend(seconds * 1000, by: user, now: Double(end) / 1e9)
         if decision.delivery == .summary, let at = decision.summaryAt {
             if shared {
                 if try at < store.dueAt(user: user) ?? .infinity { try store.setDueAt(user: user, at) }
@@ -235,6 +234,9 @@ package final class ServiceCore {
             }
         }
         let overruns = decision.errors.filter(Self.isBudgetOverrun).count
+        timeShares.record(
+            seconds * 1000, by: user, overran: overruns > 0 || decision.errors.contains(where: Self.isMemoryOverrun),
+            now: Double(end) / 1e9)
         return (
             decision,
             Decided(
@@ -247,6 +249,8 @@ package final class ServiceCore {
     static func isBudgetOverrun(_ error: String) -> Bool {
         error.contains("budget exceeded") || error.contains("time limit exceeded") || error.contains("step limit")
     }
+
+    static func isMemoryOverrun(_ error: String) -> Bool { error.contains("not enough memory") }
 
     private func nextGeneratedID() -> String {
         generatedIDs += 1
