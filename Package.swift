@@ -66,6 +66,8 @@ let package = Package(
         .target(name: "HushServer", dependencies: [
             "Hush",
             .product(name: "Hummingbird", package: "hummingbird"),
+            // HTTP1Channel, wrapped to add a deadline for request heads (HeadDeadline.swift).
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

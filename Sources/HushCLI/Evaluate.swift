@@ -54,7 +54,9 @@ struct Evaluate: ParsableCommand {
                 return false
             }
         }
-        let evaluateOne: (Int, Result<Envelope, LineError>) -> Void = { number, decoded in
+        // After each commit, a closed stdout (`| head -1`) stops the run: the batches committed
+        // stay whole, and no more input is read or decided.
+        let evaluateOne: (Int, Result<Envelope, LineError>) throws -> Void = { number, decoded in
             switch decoded {
             case .success(let envelope):
                 output.add(envelope, number: number)
@@ -62,18 +64,22 @@ struct Evaluate: ParsableCommand {
                 invalid += 1
                 output.add(errorLine(number, "\(error.reason)"), number: number)
             }
-            if output.isFull { invalid += output.commit(errorLine: errorLine) }
+            if output.isFull {
+                invalid += output.commit(errorLine: errorLine)
+                try Output.stopIfClosed()
+            }
         }
         // Before the input may make us wait, what was decided is committed and printed.
         let beforeWaiting = {
             invalid += output.commit(errorLine: errorLine)
             Output.flush()
+            try Output.stopIfClosed()
         }
         try InputFile.withLines(input) { lines in
             do {
                 try session.forEachEnvelope(in: lines, evaluateOne, beforeReading: beforeWaiting)
             } catch let error as LineStream.ReadError {
-                beforeWaiting()
+                try beforeWaiting()
                 Output.error("hush: \(input ?? "stdin"): \(error)")
                 throw ExitCode(2)
             }

@@ -18,18 +18,39 @@ struct HushCommand: ParsableCommand {
 
     /// Like ArgumentParser's main, but wrong usage exits with 2, as the CLI contract says.
     static func main() {
+        // A reader that goes away (`hush eval | head -1`) is seen as EPIPE by Output, which stops
+        // the command where nothing is half done; a file grown past `ulimit -f` fails the write
+        // (SQLite reports it, nothing uncommitted is acknowledged) instead of killing the process.
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()
             Output.flush()
+            if Output.closed { endForClosedOutput() }
         } catch {
             Output.flush()
+            if error is Output.Closed || Output.closed { endForClosedOutput() }
             let code = exitCode(for: error)
             if code.rawValue == 64 {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Output.standardError(fullMessage(for: error) + "\n")
                 Foundation.exit(2)
             }
             exit(withError: error)
         }
+    }
+
+    /// Standard output was closed by its reader: end as a program killed by SIGPIPE at its write
+    /// would (status 141 in a shell, which prints nothing for it), so a pipeline with `pipefail`
+    /// still sees that not everything was done; but only here, after the last commit. Any other
+    /// write failure (a full disk) is an error, exit 1.
+    static func endForClosedOutput() -> Never {
+        guard Output.failure == EPIPE else {
+            Output.standardError("hush: cannot write the output: \(String(cString: strerror(Output.failure)))\n")
+            Foundation.exit(1)
+        }
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        Foundation.exit(128 + SIGPIPE)
     }
 }

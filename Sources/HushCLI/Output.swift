@@ -8,6 +8,16 @@ enum Output {
         return b
     }()
 
+    /// Set once standard output could not be written (its reader went away: `hush eval | head -1`);
+    /// what is printed afterwards is dropped, and the commands stop at their next safe point
+    /// (`stopIfClosed`).
+    nonisolated(unsafe) static var closed = false
+    /// Why it could not be written: EPIPE for a reader that left, else a real failure (a full disk).
+    nonisolated(unsafe) static var failure: Int32 = 0
+
+    /// Thrown at a safe point (nothing decided but not committed) once standard output is closed.
+    struct Closed: Error {}
+
     static func write(_ bytes: [UInt8]) {
         buffer.append(contentsOf: bytes)
         buffer.append(10)
@@ -25,20 +35,44 @@ enum Output {
     }
 
     static func flush() {
-        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !buffer.isEmpty, !closed else { return }
         buffer.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let n = Foundation.write(1, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { break }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 {
+                    // SIGPIPE is ignored (HushCommand.main): a reader that left is seen here, as EPIPE.
+                    failure = n < 0 ? errno : EIO
+                    closed = true
+                    return
+                }
                 offset += n
             }
         }
-        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Throws `Closed` once standard output is closed: called where stopping leaves nothing half
+    /// done (after a batch is committed and printed), so no more input is read or decided.
+    static func stopIfClosed() throws {
+        if closed { throw Closed() }
     }
 
     static func error(_ text: String) {
         flush()
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        standardError(text + "\n")
+    }
+
+    /// Written with write(2): a closed standard error must not crash the process (FileHandle
+    /// traps on EPIPE).
+    static func standardError(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Foundation.write(2, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            bytes = bytes.dropFirst(n)
+        }
     }
 }

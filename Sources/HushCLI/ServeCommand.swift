@@ -40,12 +40,33 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How many users' policy interpreters are kept at once.", valueName: "n"))
     var maxSessions = 1024
 
+    @Option(help: ArgumentHelp("The most lines one JSON Lines request may hold (more: 413).", valueName: "n"))
+    var maxBatchLines = 10_000
+
+    @Option(help: ArgumentHelp("How many GET /v1/events streams may be open at once (more: 503).", valueName: "n"))
+    var maxEventClients = 256
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a request's headers may take to arrive whole before the connection is closed.",
+            valueName: "seconds"))
+    var headerTimeout: Int64 = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay silent between requests before it is closed.", valueName: "seconds"))
+    var idleTimeout: Int64 = 60
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
 
     func validate() throws {
         if !(speed > 0) || !speed.isFinite { throw ValidationError("--speed must be a number above 0") }
         if maxSessions < 1 { throw ValidationError("--max-sessions must be 1 or more") }
+        if maxBatchLines < 1 { throw ValidationError("--max-batch-lines must be 1 or more") }
+        if maxEventClients < 0 { throw ValidationError("--max-event-clients must be 0 or more") }
+        if headerTimeout < 1 { throw ValidationError("--header-timeout must be 1 second or more") }
+        if idleTimeout < 1 { throw ValidationError("--idle-timeout must be 1 second or more") }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -94,6 +115,10 @@ struct ServeCommand: ParsableCommand {
         configuration.clockStart = clock?.seconds
         configuration.speed = speed
         configuration.maxSessions = maxSessions
+        configuration.maxBatchLines = maxBatchLines
+        configuration.maxEventClients = maxEventClients
+        configuration.headerTimeout = headerTimeout
+        configuration.idleTimeout = idleTimeout
         configuration.onListening = { host, port in
             // One line a script (or a test) can wait for: the address actually bound.
             Output.error("hush: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")

@@ -47,6 +47,8 @@ struct SimulateCommand: ParsableCommand {
         try session.simulate(items, context: context, until: end) { event in
             if case .invalid = event { invalid += 1 }
             if json { Output.write(Self.json(event, clock: clock)) } else { timeline.print(event) }
+            // Each decision is committed before it is emitted: stopping here leaves nothing half done.
+            try Output.stopIfClosed()
         }
         Output.flush()
         if invalid > 0 { throw ExitCode(1) }

@@ -15,6 +15,9 @@ struct StateOptions: ParsableArguments {
     @Flag(help: "Keep state in memory for this run only.")
     var ephemeral = false
 
+    @Flag(help: "Create the folders of --state (or $HUSH_STATE) when they do not exist.")
+    var create = false
+
     @Option(
         help: ArgumentHelp(
             "Days the delivered list and call log are kept (default: $HUSH_RETENTION_DAYS, else 7).", valueName: "days")
@@ -23,6 +26,7 @@ struct StateOptions: ParsableArguments {
 
     func validate() throws {
         if statePath != nil && ephemeral { throw ValidationError("--state and --ephemeral cannot be used together") }
+        if create && ephemeral { throw ValidationError("--create and --ephemeral cannot be used together") }
         if let retention, !(retention > 0) { throw ValidationError("--retention must be a number of days above 0") }
     }
 
@@ -34,7 +38,12 @@ struct StateOptions: ParsableArguments {
     /// The store for this run; a state file that cannot be opened is an error (exit 2), never replaced.
     func store() throws -> any StateStore {
         if ephemeral { return InMemoryStateStore() }
-        let path = Self.resolvedPath(statePath)
+        let location = Self.location(statePath)
+        let path = location.value
+        if let problem = Self.problem(with: location, create: create) {
+            Output.error("hush: \(problem)")
+            throw ExitCode(2)
+        }
         do {
             if Self.isPostgresURL(path) { return try PostgresStateStore(url: path, retentionDays: retentionDays) }
             return try SQLiteStateStore(path: path, retentionDays: retentionDays)
@@ -60,12 +69,67 @@ struct StateOptions: ParsableArguments {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
-    static func resolvedPath(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> String
+    /// Where state is, and who said so: `--state`, `$HUSH_STATE`, or nil for the default path.
+    struct Location {
+        var value: String
+        /// "--state" or "$HUSH_STATE"; nil for the default, whose folder is made as needed (a new
+        /// user's first run must work).
+        var source: String?
+    }
+
+    static func location(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> Location
     {
-        if let explicit { return explicit }
-        if let env = environment["HUSH_STATE"], !env.isEmpty { return env }
-        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/hush/state.sqlite" }
-        return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/state/hush/state.sqlite"
+        if let explicit { return Location(value: explicit, source: "--state") }
+        if let env = environment["HUSH_STATE"], !env.isEmpty { return Location(value: env, source: "$HUSH_STATE") }
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
+            return Location(value: xdg + "/hush/state.sqlite", source: nil)
+        }
+        return Location(
+            value: (environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/state/hush/state.sqlite", source: nil)
+    }
+
+    /// Why a location given by hand is refused, before anything is opened or created: a URL of a
+    /// kind Hush does not speak (it would otherwise become a folder named `mysql:`), a directory,
+    /// or a file in a folder that does not exist (a typo would otherwise make a new, empty state);
+    /// `create` makes the missing folders instead. Nil when it may be opened.
+    static func problem(with location: Location, create: Bool) -> String? {
+        let value = location.value
+        if isPostgresURL(value) { return nil }
+        guard let source = location.source else { return nil }
+        if let scheme = urlScheme(value) {
+            return
+                "\(source) \(value): Hush cannot keep state at a \(scheme):// URL; give the path of a SQLite file or a postgres:// (postgresql://) URL"
+        }
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: value, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "\(source) \(value): is a directory; give the path of the state file, e.g. \(value)/state.sqlite"
+        }
+        // As given (relative stays relative), so the message names what the user typed.
+        let parent = (value as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
+        if fm.fileExists(atPath: folder, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? nil : "\(source) \(value): \(folder) is not a folder"
+        }
+        guard create else {
+            return "\(source) \(value): the folder \(folder) does not exist; create it, or add --create"
+        }
+        do {
+            try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            return nil
+        } catch {
+            return "\(source) \(value): cannot create the folder \(folder): \(error.localizedDescription)"
+        }
+    }
+
+    /// The scheme of `scheme://…`, nil for anything else (a path).
+    static func urlScheme(_ value: String) -> String? {
+        guard let range = value.range(of: "://") else { return nil }
+        let scheme = value[..<range.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return String(scheme)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 package import Hush
 package import Logging
 import ServiceLifecycle
@@ -27,8 +28,16 @@ package struct ServerConfiguration: Sendable {
     /// The largest request body taken, in bytes (a policy: `maxPolicyBytes`); more is refused with 413.
     package var maxBodyBytes = 8 << 20
     package var maxPolicyBytes = 256 << 10
+    /// The most lines one JSON Lines body (notifications, interactions) may hold; more is refused
+    /// with 413 (a batch is one transaction, and holds the state thread for all its lines).
+    package var maxBatchLines = 10_000
     /// A connection that sends nothing for this long (seconds) is closed.
     package var idleTimeout: Int64 = 60
+    /// A request head must be whole this long (seconds) after its first byte, or after the
+    /// connection opened, else the connection is closed (a client trickling its headers).
+    package var headerTimeout: Int64 = 10
+    /// How many `GET /v1/events` streams may be open at once; more are answered 503.
+    package var maxEventClients = 256
     /// How often (real seconds) due events are looked for.
     package var tick = 0.05
     package var logger: Logger
@@ -77,7 +86,12 @@ package enum HushServer {
         let host = configuration.host
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout))),
+            server: HTTPServerBuilder { responder in
+                DeadlineHTTP1Channel(
+                    http1: HTTP1Channel(
+                        responder: responder, configuration: .init(idleTimeout: .seconds(configuration.idleTimeout))),
+                    headerTimeout: .seconds(configuration.headerTimeout))
+            },
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "hush"),
             onServerRunning: { channel in
                 configuration.onListening(host, channel.localAddress?.port ?? configuration.port)

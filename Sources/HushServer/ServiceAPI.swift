@@ -4,6 +4,7 @@ import Hummingbird
 import Hush
 import Logging
 import NIOCore
+import Synchronization
 
 /// The endpoints of SPEC §8 (docs/service.md, docs/openapi.json).
 struct ServiceAPI: Sendable {
@@ -12,6 +13,8 @@ struct ServiceAPI: Sendable {
     let metrics: ServerMetrics
     let clock: ServiceClock
     let configuration: ServerConfiguration
+    /// The `GET /v1/events` streams open (at most `configuration.maxEventClients`).
+    let eventStreams = StreamSlots()
 
     func addRoutes(to router: Router<BasicRequestContext>) {
         router.post("/v1/notifications") { request, context in try await decide(request, context) }
@@ -31,6 +34,7 @@ struct ServiceAPI: Sendable {
         router.post("/v1/users/{user}/interactions") { request, context in
             let user = try context.user()
             let body = try await collect(request, limit: configuration.maxBodyBytes)
+            try checkLineCount(body)
             let (kept, errors) = try await worker.perform { core throws(ServiceCore.Refusal) in
                 let result = try core.donate(user: user, body: body)
                 return (
@@ -102,6 +106,7 @@ struct ServiceAPI: Sendable {
 
     private func decide(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let body = try await collect(request, limit: configuration.maxBodyBytes)
+        try checkLineCount(body)
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let jsonLines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
         let explain = ["1", "true", "yes"].contains(request.uri.queryParameters.get("explain")?.lowercased() ?? "")
@@ -121,6 +126,17 @@ struct ServiceAPI: Sendable {
     /// Server-Sent Events: every event recorded from now on (or, with `Last-Event-ID`, after
     /// that one), `?user=` only that user's; a comment every 15 s keeps idle connections open.
     private func events(_ request: Request) -> Response {
+        // Each stream holds a connection and a task for as long as the client stays: beyond the
+        // cap, clients are told to come back rather than piling up.
+        guard let slot = eventStreams.take(limit: configuration.maxEventClients) else {
+            var response = APIError(
+                .serviceUnavailable,
+                "too many event streams are open (\(configuration.maxEventClients), --max-event-clients); try again later",
+                field: nil
+            ).response
+            response.headers[.retryAfter] = "5"
+            return response
+        }
         let user = request.uri.queryParameters.get("user").map { String($0) }
         let lastID = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         let worker = self.worker
@@ -129,6 +145,9 @@ struct ServiceAPI: Sendable {
         let metrics = self.metrics
         let (wakeups, cancel) = feed.subscribe()
         let body = ResponseBody { writer in
+            // Held by this closure: the slot is given back when the response is gone, whether or
+            // not the stream ever began.
+            withExtendedLifetime(slot) {}
             metrics.streamsChanged(by: 1)
             defer {
                 cancel()
@@ -200,6 +219,27 @@ struct ServiceAPI: Sendable {
         return Self.response(kept == 0 && !errors.isEmpty ? .badRequest : .ok, json: body)
     }
 
+    /// Refuses a body of more than `maxBatchLines` non-blank lines with 413, before any is decided.
+    private func checkLineCount(_ body: [UInt8]) throws {
+        let limit = configuration.maxBatchLines
+        var lines = 0
+        var blank = true
+        for byte in body {
+            if byte == 10 {
+                if !blank { lines += 1 }
+                blank = true
+            } else if blank && byte != 32 && byte != 9 && byte != 13 {
+                blank = false
+            }
+        }
+        if !blank { lines += 1 }
+        guard lines > limit else { return }
+        throw APIError(
+            .contentTooLarge,
+            "the body has \(lines) lines; at most \(limit) are taken in one request (send them in several)",
+            field: nil)
+    }
+
     /// The request body, refused with 413 beyond `limit` bytes.
     private func collect(_ request: Request, limit: Int) async throws -> [UInt8] {
         var request = request
@@ -230,4 +270,27 @@ extension BasicRequestContext {
 
 extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
+}
+
+/// Counts what is open against a cap; each slot taken is given back when its token is released.
+final class StreamSlots: Sendable {
+    private let count = Mutex(0)
+
+    /// A token holding one slot until it is released, nil when `limit` are taken already.
+    func take(limit: Int) -> Slot? {
+        let taken = count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+        return taken ? Slot(self) : nil
+    }
+
+    fileprivate func giveBack() { count.withLock { $0 -= 1 } }
+
+    final class Slot: Sendable {
+        private let slots: StreamSlots
+        fileprivate init(_ slots: StreamSlots) { self.slots = slots }
+        deinit { slots.giveBack() }
+    }
 }

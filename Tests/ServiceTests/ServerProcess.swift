@@ -34,10 +34,20 @@ final class ServerProcess: @unchecked Sendable {
         return env
     }
 
-    /// Starts `hush serve ARGUMENTS --listen 127.0.0.1:0` and waits until it listens.
-    init(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Starts `hush serve ARGUMENTS --listen 127.0.0.1:0` and waits until it listens. With
+    /// `fileSizeLimit` (bytes), it runs under `ulimit -f`: a write past that size fails (EFBIG).
+    init(
+        _ arguments: [String], fileSizeLimit: Int? = nil, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         process.executableURL = Self.executable
         process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        if let fileSizeLimit {
+            // dash's `ulimit -f` counts 512-byte blocks (bash's, 1024: a limit twice as high).
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "ulimit -f \(fileSizeLimit / 512) && exec \"$0\" \"$@\"", Self.executable.path]
+                + process.arguments!
+        }
         process.currentDirectoryURL = Self.root
         process.environment = Self.environment
         process.standardOutput = FileHandle.nullDevice
