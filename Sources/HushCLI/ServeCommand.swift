@@ -37,7 +37,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run the server's clock this many times faster than real time.", valueName: "n"))
     var speed = 1.0
 
-    @Option(help: ArgumentHelp("How many users' policy interpreters are kept at once.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "How many interpreters of users' own policies are kept at once (users of --policy share one).",
+            valueName: "n"))
     var maxSessions = 1024
 
     @Option(help: ArgumentHelp("The most lines one JSON Lines request may hold (more: 413).", valueName: "n"))
