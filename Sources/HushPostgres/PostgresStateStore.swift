@@ -616,12 +616,22 @@ public final class PostgresStateStore: StateStore {
     // MARK: - Retention
 
     /// Forgets delivered notifications, arrivals and calls older than `t`, and the events older
-    /// than `t` that every consumer has taken: whole day partitions are dropped, and only the day
+    /// than `t` that every webhook has taken (`OutboxHolds`): whole day partitions are dropped, and only the day
     /// `t` falls in (and the default partition) is deleted from row by row.
     package func prune(before t: Double) throws {
         try transaction("prune") {
-            let acknowledged = try db.query("SELECT min(seq) FROM hush_cursors", action: "read the cursors")
-                .first?.decode(Int64?.self)
+            // Only the webhooks' cursors hold events back (`OutboxHolds`); the table holds other entries too.
+            var cursors: [String: Int64] = [:]
+            for row in try db.query("SELECT name, seq FROM hush_cursors", action: "read the cursors") {
+                let (name, seq) = try row.decode((String, Int64).self)
+                cursors[name] = seq
+            }
+            let prune = (cursors[OutboxHolds.prunesName] ?? 0) + 1
+            try db.send(
+                "INSERT INTO hush_cursors (name, seq) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET seq = excluded.seq",
+                binds(OutboxHolds.prunesName, prune), action: "count the prunes")
+            let acknowledged = OutboxHolds.acknowledged(
+                cursors: cursors, prune: prune, retentionSeconds: retentionSeconds)
             let days = try PostgresSchema.partitionDays(db)
             // Interactions are kept as long as contact suggestions look back, if that is longer.
             let interactionsBefore = t + retentionSeconds - max(retentionSeconds, Suggestions.windowSeconds)

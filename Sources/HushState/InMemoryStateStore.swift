@@ -296,11 +296,14 @@ public final class InMemoryStateStore: StateStore {
         }
     }
 
-    /// Also forgets the events older than `t` that every consumer has acknowledged.
+    /// Also forgets the events older than `t` that every webhook has acknowledged (`OutboxHolds`).
     package func prune(before t: Double) {
         for s in users.values { prune(s, before: t) }
-        // An event a consumer has not acknowledged (above the smallest cursor) stays, however old.
-        let acknowledged = cursors.values.min() ?? .max
+        let prune = (cursors[OutboxHolds.prunesName] ?? 0) + 1
+        cursors[OutboxHolds.prunesName] = prune
+        // An event a webhook has not acknowledged stays, however old.
+        let acknowledged =
+            OutboxHolds.acknowledged(cursors: cursors, prune: prune, retentionSeconds: retention.seconds) ?? .max
         events.removeAll { $0.at < t && $0.seq <= acknowledged }
     }
 

@@ -118,3 +118,40 @@ package struct RetentionError: Error, Sendable, Equatable, CustomStringConvertib
 
     package var description: String { "retention must be a positive number of days, got \(days)" }
 }
+
+/// Which events of the outbox `prune(before:)` must keep for the webhooks, whatever their age.
+/// The `cursors` table holds more than consumers' cursors (`outbox id`, `configured webhook URL`,
+/// the entries below), so only the names `webhook URL` count as consumers: each holds the events
+/// after the last one its receiver acknowledged, for as long as a server sends to it. A URL no
+/// server sends to any more (`--webhook` removed or changed) lets go after `lapse` prunes: the
+/// running sender writes the number of the latest prune under `alive webhook URL`, and the
+/// count goes on only while a server runs, so a stopped server does not make its webhook lapse.
+package enum OutboxHolds {
+    package static let consumerPrefix = "webhook "
+    /// How many prunes there have been (each store counts them in the cursors table).
+    package static let prunesName = "prunes"
+    /// Where the sender of the webhook whose cursor is `cursorName` writes the latest prune it saw.
+    package static func aliveName(forCursor cursorName: String) -> String { "alive " + cursorName }
+
+    /// How many prunes a webhook may miss before its events are no longer held: the retention in
+    /// the service's hourly prunes, and at least a day's worth, so that the sender's first renewal
+    /// after a start, or a slow one under a fast `--clock`, is never late enough to lose events.
+    package static func lapse(retentionSeconds: Double) -> Int64 {
+        max(24, Int64((retentionSeconds / 3600).rounded(.up)))
+    }
+
+    /// The highest seq every holding webhook has acknowledged (what a prune may forget up to, by
+    /// age); nil when no webhook holds anything. `cursors`: every entry of the cursors table;
+    /// `prune`: the number of the prune in progress.
+    package static func acknowledged(cursors: [String: Int64], prune: Int64, retentionSeconds: Double) -> Int64? {
+        let lapse = lapse(retentionSeconds: retentionSeconds)
+        var lowest: Int64?
+        for (name, seq) in cursors where name.hasPrefix(consumerPrefix) {
+            // No entry yet (a state from before the renewals): counted from the first prune.
+            let alive = cursors[aliveName(forCursor: name)] ?? 0
+            guard prune - alive <= lapse else { continue }
+            lowest = min(lowest ?? seq, seq)
+        }
+        return lowest
+    }
+}

@@ -42,12 +42,18 @@ extension SQLiteStateStore {
         }
     }
 
-    /// Inside `prune(before:)`'s write: events older than `t`, except those a consumer has not
-    /// acknowledged (seq above the smallest cursor). With no cursor, age alone decides.
+    /// Inside `prune(before:)`'s write: events older than `t`, except those a webhook has not
+    /// acknowledged (`OutboxHolds`). With no webhook, age alone decides.
     func pruneEvents(_ db: Database, before t: Double) throws {
         typealias C = EventRow.Columns
+        var cursors: [String: Int64] = [:]
+        for row in try CursorRow.fetchAll(db) { cursors[row.name] = row.seq }
+        let prune = (cursors[OutboxHolds.prunesName] ?? 0) + 1
+        try CursorRow(name: OutboxHolds.prunesName, seq: prune).upsert(db)
         var old = EventRow.filter(C.at < t)
-        if let acknowledged = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM cursors") {
+        if let acknowledged = OutboxHolds.acknowledged(
+            cursors: cursors, prune: prune, retentionSeconds: retention.seconds)
+        {
             old = old.filter(C.seq <= acknowledged)
         }
         try old.deleteAll(db)

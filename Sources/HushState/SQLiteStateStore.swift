@@ -238,7 +238,7 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Also forgets the events older than `t` that every consumer has acknowledged
+    /// Also forgets the events older than `t` that every webhook has acknowledged
     /// (`SQLiteStateStore+Service.swift`).
     package func prune(before t: Double) throws {
         digestCache.clear()

@@ -227,8 +227,8 @@ final class ServiceStateTests: XCTestCase {
             event("ana", at: old, "1"), event("bo", at: old, "2"), event("ana", at: old, "3"), event("ana", "4"),
         ])
         try store.apply([.deliver(note("old", date: old)), .deliver(note("new", date: t0))])
-        try store.setCursor("webhook", 1)
-        try store.setCursor("stream", 4)
+        try store.setCursor("webhook http://a.example/", 1)
+        try store.setCursor("webhook http://b.example/", 4)
         try store.prune(before: t0)
         XCTAssertEqual(
             try store.events(after: 0, user: nil, limit: 10).map(\.seq), [2, 3, 4],
@@ -237,11 +237,11 @@ final class ServiceStateTests: XCTestCase {
             try store.delivered(user: "u", app: "com.example.chat", id: "old"), "notifications pruned as before")
         XCTAssertNotNil(try store.delivered(user: "u", app: "com.example.chat", id: "new"))
 
-        try store.setCursor("webhook", 2)
+        try store.setCursor("webhook http://a.example/", 2)
         try store.prune(before: t0)
         XCTAssertEqual(try store.events(after: 0, user: nil, limit: 10).map(\.seq), [3, 4])
 
-        try store.setCursor("webhook", 4)
+        try store.setCursor("webhook http://a.example/", 4)
         try store.prune(before: t0)
         XCTAssertEqual(try store.events(after: 0, user: nil, limit: 10).map(\.seq), [4], "4 is not old")
         try store.prune(before: t0 + 1)
