@@ -124,5 +124,6 @@ if Context.environment["HUSH_FUZZ"] == "1" {
         .executableTarget(name: "FuzzEnvelope", dependencies: ["FuzzSupport"], path: "fuzz/Sources/FuzzEnvelope"),
         .executableTarget(name: "FuzzPolicy", dependencies: ["FuzzSupport"], path: "fuzz/Sources/FuzzPolicy"),
         .executableTarget(name: "FuzzLuaBridge", dependencies: ["FuzzSupport"], path: "fuzz/Sources/FuzzLuaBridge"),
+        .executableTarget(name: "FuzzService", dependencies: ["FuzzSupport", "HushState"], path: "fuzz/Sources/FuzzService"),
     ]
 }

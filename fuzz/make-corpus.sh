@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus/envelope" "$corpus/policy" "$corpus/luabridge"
+mkdir -p "$corpus/envelope" "$corpus/policy" "$corpus/luabridge" "$corpus/service"
 
 put() { # put DIR < content
     local tmp; tmp="$(mktemp)"; cat > "$tmp"
@@ -30,4 +30,15 @@ cp "$root"/fuzz/seeds/luabridge/* "$corpus/luabridge/" 2>/dev/null || true
 head -n 5 "$root/examples/apps.jsonl" | while IFS= read -r line; do
     { printf 'local p, echo, fail = ...\nlocal function walk(t, d) if type(t) == "table" and d < 8 then for k, v in pairs(t) do walk(v, d + 1) end end return t end\nreturn echo(walk(p, 0)), #tostring(p)'; printf '\0%s' "$line"; } | put "$corpus/luabridge"
 done
-echo "corpus: $(ls "$corpus/envelope" | wc -l) envelope, $(ls "$corpus/policy" | wc -l) policy, $(ls "$corpus/luabridge" | wc -l) luabridge"
+# service: operations separated by NUL, each led by its byte (see FuzzService.swift): the example
+# streams as JSON Lines batches, then the clock moved on; the interactions; each bundled policy put.
+for f in "$root"/examples/*.jsonl; do
+    split -l 6 -d "$f" "$corpus/service/.chunk-"
+    for c in "$corpus"/service/.chunk-*; do { printf '\001'; cat "$c"; printf '\000\006\100\000\005u1'; } | put "$corpus/service"; rm -f "$c"; done
+done
+{ printf '\003'; head -n 20 "$root/examples/interactions.jsonl"; printf '\000\005Personal'; } | put "$corpus/service"
+for f in "$root"/policies/*.lua; do
+    case "$f" in *_test.lua) ;; *) { printf '\004'; cat "$f"; printf '\000\006\200\000\005u2'; } | put "$corpus/service";; esac
+done
+cp "$root"/fuzz/seeds/service/* "$corpus/service/" 2>/dev/null || true
+echo "corpus: $(ls "$corpus/envelope" | wc -l) envelope, $(ls "$corpus/policy" | wc -l) policy, $(ls "$corpus/luabridge" | wc -l) luabridge, $(ls "$corpus/service" | wc -l) service"

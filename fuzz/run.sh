@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (with AddressSanitizer) and runs one of them.
-#   fuzz/run.sh build                       build all three into .build-fuzz/
-#   fuzz/run.sh TARGET [SECONDS] [ARGS...]  run envelope | policy | luabridge (default 600 s)
+#   fuzz/run.sh build                       build all four into .build-fuzz/
+#   fuzz/run.sh TARGET [SECONDS] [ARGS...]  run envelope | policy | luabridge | service (default 600 s)
 # Findings land in fuzz/artifacts/TARGET/; new coverage in fuzz/corpus-work/TARGET/ (seeds are
 # read from fuzz/corpus/TARGET/ and never written to).
 set -euo pipefail
@@ -16,7 +16,7 @@ build() {
     # `--sanitize=fuzzer` stays: it makes SwiftPM leave `main` to libFuzzer.
     # HUSH_FUZZ=1 adds the targets to the root package (see Package.swift); one product at a time,
     # so nothing else of the package is built with libFuzzer's main.
-    for product in FuzzEnvelope FuzzPolicy FuzzLuaBridge; do
+    for product in FuzzEnvelope FuzzPolicy FuzzLuaBridge FuzzService; do
         HUSH_FUZZ=1 swift build --scratch-path "$scratch" -c debug --sanitize=fuzzer --product "$product" \
             -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address
     done
@@ -27,7 +27,8 @@ case "${1:-}" in
     envelope) bin=FuzzEnvelope; dict=json.dict ;;
     policy) bin=FuzzPolicy; dict=lua.dict ;;
     luabridge) bin=FuzzLuaBridge; dict=lua.dict ;;
-    *) echo "usage: fuzz/run.sh build | envelope|policy|luabridge [SECONDS] [libFuzzer args...]" >&2; exit 2 ;;
+    service) bin=FuzzService; dict=service.dict ;;
+    *) echo "usage: fuzz/run.sh build | envelope|policy|luabridge|service [SECONDS] [libFuzzer args...]" >&2; exit 2 ;;
 esac
 target="$1"; seconds="${2:-600}"; shift; [ $# -gt 0 ] && shift
 [ -x "$scratch/debug/$bin" ] || build
