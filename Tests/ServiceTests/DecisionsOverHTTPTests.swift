@@ -42,6 +42,32 @@ final class DecisionsOverHTTPTests: XCTestCase {
         XCTAssertEqual(server.stop(), 0)
     }
 
+    /// Dates centuries from the server's clock (fuzz/findings/service-ancient-date): decided, and
+    /// the requests after them are answered at once — the user's events are worked out over at most
+    /// the retention's span, not every day in between.
+    func testNotificationsDatedCenturiesAwayHoldNothingUp() async throws {
+        let policy = ServerProcess.root.appendingPathComponent("policies/personal.lua").path
+        let server = try ServerProcess(["--ephemeral", "--policy", policy, "--clock", "2026-11-24T10:00:00Z"])
+        for (user, date) in [("old", "0001-01-01T00:00:00Z"), ("future", "2999-01-01T00:00:00Z")] {
+            let line =
+                #"{"app":"com.example.chat","id":"\#(user)","user":"\#(user)","date":"\#(date)","payload":{"aps":{"alert":{"body":"hi"}}}}"#
+            let start = Date()
+            let decided = try await HTTP.send(.POST, server.base + "/v1/notifications", body: line)
+            XCTAssertEqual(decided.status, 200, decided.body)
+            let status = try await HTTP.get(server.base + "/v1/users/\(user)/status")
+            XCTAssertEqual(status.status, 200, status.body)
+            let other = try await HTTP.send(
+                .POST, server.base + "/v1/notifications",
+                body:
+                    #"{"app":"com.example.chat","id":"o-\#(user)","user":"other","payload":{"aps":{"alert":{"body":"hi"}}}}"#
+            )
+            XCTAssertEqual(other.status, 200, other.body)
+            // Loose on purpose (a debug build walked 2,000 years in about 20 s): it catches the walk.
+            XCTAssertLessThan(Date().timeIntervalSince(start), 5, user)
+        }
+        XCTAssertEqual(server.stop(), 0)
+    }
+
     func testBadInputIsRefusedNamingTheFieldAndTheRestIsDecided() async throws {
         let server = try ServerProcess(["--ephemeral"])
         let single = try await HTTP.send(

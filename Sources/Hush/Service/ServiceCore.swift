@@ -215,10 +215,10 @@ package final class ServiceCore {
         let session = try session(for: user)
         if shared {
             if try t >= store.dueAt(user: user) ?? .infinity || store.scheduleMark(user: user) == nil {
-                try advance(user: user, to: t, session: session)
+                try advance(user: user, to: min(t, now + Self.maximumLead), session: session)
             }
         } else if t >= due.instant(of: user) ?? -.infinity || marks[user] == nil {
-            try advance(user: user, to: t, session: session)
+            try advance(user: user, to: min(t, now + Self.maximumLead), session: session)
         }
         let start = DispatchTime.now().uptimeNanoseconds
         session.ruleTimeAllowance = timeShares.allowance(for: user, now: Double(start) / 1e9)
@@ -251,6 +251,11 @@ package final class ServiceCore {
     }
 
     static func isMemoryOverrun(_ error: String) -> Bool { error.contains("not enough memory") }
+
+    /// How far ahead of the server's clock a notification's date may take its user's events: a
+    /// date far in the future (2999) must not leave the user's events worked out centuries ahead,
+    /// never announced again. A day and a half covers a day's stream sent at once at its start.
+    static let maximumLead: Double = 36 * 3600
 
     private func nextGeneratedID() -> String {
         generatedIDs += 1
@@ -303,7 +308,11 @@ package final class ServiceCore {
         let engine = engine(for: user)
         let schedule = UserSchedule(engine: engine, store: store, clock: clock(for: engine))
         let known = shared ? try store.scheduleMark(user: user) : marks[user]
-        let mark = known ?? ScheduleMark(focus: nil, announced: false, through: t)
+        var mark = known ?? ScheduleMark(focus: nil, announced: false, through: t)
+        // A mark far behind (a first notification dated centuries ago, a server down for months)
+        // moves up: the walk covers at most the retention's span, not every day in between
+        // (found by fuzz/Sources/FuzzService: one request held every other one up for seconds).
+        if t - mark.through > retentionSeconds { mark.through = t - retentionSeconds }
         let (events, newMark) = try store.atomically {
             let result = try schedule.advance(user: user, from: mark, to: t, context: context)
             // Shared: every instance goes on from the mark in state, so it is kept each time.
