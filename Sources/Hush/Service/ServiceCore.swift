@@ -472,10 +472,7 @@ package final class ServiceCore {
             throw .invalidPolicy("the policy was refused (\(count)): \(problems.first ?? "")", problems: problems)
         }
         try guarded("store the policy") { try store.setUserPolicy(user: user, text) }
-        userEngines[user] = engine
-        userPolicyTexts[user] = .some(text)
-        sessions[user] = nil
-        serverSession?.forgetPolicyMemory(of: user)
+        takeOwnPolicy(engine, text: text, for: user)
         rescheduleSoon(user)
         return engine.policy.focuses.map(\.name)
     }
@@ -495,12 +492,18 @@ package final class ServiceCore {
     package func deletePolicy(user: String) throws(Refusal) -> Bool {
         guard try policy(user: user) != nil else { return false }
         try guarded("remove the policy") { try store.setUserPolicy(user: user, nil) }
-        userEngines[user] = nil
-        userPolicyTexts[user] = .some(nil)
-        sessions[user] = nil
-        serverSession?.forgetPolicyMemory(of: user)
+        takeOwnPolicy(nil, text: nil, for: user)
         rescheduleSoon(user)
         return true
+    }
+
+    /// The user's own policy changed (nil: removed): whatever their rules kept in memory, in their
+    /// own session or in their copy in the server's, starts over.
+    private func takeOwnPolicy(_ engine: Engine?, text: String?, for user: String) {
+        userEngines[user] = engine
+        userPolicyTexts[user] = .some(text)
+        sessions[user] = nil
+        serverSession?.forgetPolicyMemory(of: user)
     }
 
     /// Takes a new server policy (the `--policy` files changed on disk): users without their own
@@ -598,17 +601,11 @@ package final class ServiceCore {
         guard shared else { return }
         let text = try store.userPolicy(user: user)
         if let known = userPolicyTexts[user], known == text { return }
-        userPolicyTexts[user] = .some(text)
-        sessions[user] = nil
-        serverSession?.forgetPolicyMemory(of: user)
-        guard let text else {
-            userEngines[user] = nil
-            return
-        }
+        takeOwnPolicy(nil, text: text, for: user)
+        guard let text else { return }
         do {
             userEngines[user] = try Self.userEngine(text, like: serverEngine)
         } catch {
-            userEngines[user] = nil
             logger.error(
                 "a user's stored policy no longer loads; the server's policy applies",
                 metadata: ["user": "\(user)", "error": "\(error)"])
