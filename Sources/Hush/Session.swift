@@ -153,13 +153,14 @@ public final class Session {
         } catch {
             throw LineError(line: number, error)
         }
-        return try envelope(from: json, number: number)
+        return try envelope(from: json, number: number, sourceByteCount: line.count)
     }
 
-    /// Decodes a line already parsed (or one document spread over several lines).
-    func envelope(from json: JSONValue, number: Int) throws(LineError) -> Envelope {
+    /// Decodes a line already parsed (or one document spread over several lines) from
+    /// `sourceByteCount` bytes of text, when known.
+    func envelope(from json: JSONValue, number: Int, sourceByteCount: Int? = nil) throws(LineError) -> Envelope {
         do {
-            return try Envelope.decode(json, fallbackID: nextGeneratedID())
+            return try Envelope.decode(json, fallbackID: nextGeneratedID(), sourceByteCount: sourceByteCount)
         } catch {
             throw LineError(line: number, reason: error)
         }

@@ -14,18 +14,37 @@ package enum StreamInput {
         _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>) throws -> Void,
         beforeReading: () throws -> Void = {}
     ) throws {
+        try forEachDocument(
+            in: lines, { number, document, _ in try body(number, document) }, beforeReading: beforeReading)
+    }
+
+    /// As `forEachDocument(in:_:beforeReading:)`, also handing out the length in bytes of the text
+    /// each document was parsed from.
+    package static func forEachDocument(
+        in lines: LineStream,
+        _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>, _ byteCount: Int) throws -> Void,
+        beforeReading: () throws -> Void = {}
+    ) throws {
         guard let firstLine = try lines.peekFirstLine() else { return }
         // A blank line is not handed out by the splitter, so it has nothing to parse.
         let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
         func eachLine(_ line: UnsafeRawBufferPointer, _ number: Int) throws {
-            if number == 1, let first { try body(number, first) } else { try body(number, parse(line)) }
+            if number == 1, let first {
+                try body(number, first, line.count)
+            } else {
+                try body(number, parse(line), line.count)
+            }
         }
         guard mayBeginDocument(first, length: firstLine.count) else {
             try lines.forEachLine(eachLine, beforeReading: beforeReading)
             return
         }
-        if let document = try lines.withRestReadToEnd(singleDocument) {
-            try body(1, .success(document))
+        var wholeByteCount = 0
+        if let document = try lines.withRestReadToEnd({ whole in
+            wholeByteCount = whole.count
+            return singleDocument(whole)
+        }) {
+            try body(1, .success(document), wholeByteCount)
         } else {
             try lines.forEachLine(eachLine)
         }
@@ -66,10 +85,14 @@ extension Session {
     ) throws {
         try StreamInput.forEachDocument(
             in: input,
-            { number, document in
+            { number, document, byteCount in
                 switch document {
                 case .success(let json):
-                    try body(number, Result { () throws(LineError) in try envelope(from: json, number: number) })
+                    try body(
+                        number,
+                        Result { () throws(LineError) in
+                            try envelope(from: json, number: number, sourceByteCount: byteCount)
+                        })
                 case .failure(let error): try body(number, .failure(LineError(line: number, error)))
                 }
             }, beforeReading: beforeReading)

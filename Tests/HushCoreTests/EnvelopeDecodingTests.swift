@@ -188,3 +188,35 @@ final class EnvelopeDecodingTests: XCTestCase {
         XCTAssertEqual(RFC3339.format(0, offset: 0), "1970-01-01T00:00:00Z")
     }
 }
+
+/// The payload's size is measured only when the line it came from could hold one over the limit:
+/// the bound that rests on must hold for any text, and a line long enough is still measured.
+final class PayloadSizeShortcutTests: XCTestCase {
+    func testCompactJSONIsNeverMoreThanFourTimesItsSource() throws {
+        let texts = [
+            "1e15", "-1e15", "9E15", "[1e15,1e15,1e15]", "{\"a\":1e15,\"b\":-9e15}", "1e9", "1e16", "1e22", "0.1",
+            "1e-7", "5e-324", "-0", "1E+2", "[ 1 , 2 ]", "\"\\/\"", "\"\\u00e9\"", "\"\\ud83d\\ude00\"",
+            "{\"a\":1,\"a\":2}", "{\"x\" : [true, false, null]}", "123456789.125", "1.5e300",
+        ]
+        for text in texts {
+            let compact = JSONWriter.byteCount(of: try JSONParser.parse(text))
+            XCTAssertLessThanOrEqual(compact, Envelope.compactGrowthBound * text.utf8.count, text)
+        }
+        // The bound is reached: 4 bytes of text can make 16.
+        XCTAssertEqual(JSONWriter.byteCount(of: try JSONParser.parse("1e15")), 16)
+    }
+
+    func testAPayloadOverTheLimitIsRefusedWhenItsLineIsGiven() throws {
+        let big = String(repeating: "x", count: 4100)
+        let text = "{\"app\":\"a\",\"payload\":{\"aps\":{\"alert\":\"\(big)\"}}}"
+        let json = try JSONParser.parse(text)
+        XCTAssertThrowsError(try Envelope.decode(json, fallbackID: "g", sourceByteCount: text.utf8.count)) { error in
+            XCTAssertEqual((error as? InputError)?.field, "payload")
+        }
+        // A number-heavy payload at the limit of the shortcut is measured and kept.
+        let numbers = Array(repeating: "1e15", count: 40).joined(separator: ",")
+        let short = "{\"app\":\"a\",\"payload\":{\"aps\":{},\"n\":[\(numbers)]}}"
+        XCTAssertNoThrow(
+            try Envelope.decode(JSONParser.parse(short), fallbackID: "g", sourceByteCount: short.utf8.count))
+    }
+}

@@ -6,10 +6,18 @@ extension Envelope {
     package static let maximumVoIPPayloadBytes = 5120
     package static let maximumCollapseIDBytes = 64
 
+    /// Written as compact JSON, a value takes at most this many times the bytes of the text it was
+    /// parsed from: strings, keys and literals never grow (escapes are kept or shortened, whitespace
+    /// and repeated keys go), and a number grows at most 4x (`1e15` is written `1000000000000000`).
+    package static let compactGrowthBound = 4
+
     /// Decodes and validates one envelope. `fallbackID` names a notification that has neither an
-    /// `id` nor an `apns-collapse-id`.
-    package static func decode(_ json: JSONValue, fallbackID: @autoclosure () -> String) throws(InputError) -> Envelope
-    {
+    /// `id` nor an `apns-collapse-id`. `sourceByteCount`, the length of the text `json` was parsed
+    /// from when known, spares measuring the payload when that text is too short for it to be over
+    /// APNs' limit.
+    package static func decode(
+        _ json: JSONValue, fallbackID: @autoclosure () -> String, sourceByteCount: Int? = nil
+    ) throws(InputError) -> Envelope {
         guard case .object(let root) = json else {
             throw InputError(field: nil, "a notification must be a JSON object, got \(json.typeName)")
         }
@@ -90,10 +98,12 @@ extension Envelope {
         let expiration = try optionalInteger(
             headers[plainKey: "apns-expiration"], field: "headers.apns-expiration", allowString: true)
 
-        // The size APNs sees: the payload written as compact JSON (counted, not written).
-        let payloadBytes = JSONWriter.byteCount(of: payloadValue)
+        // The size APNs sees: the payload written as compact JSON (counted, not written, and only
+        // when the line it came from could hold a payload over the limit).
         let limit = pushType == "voip" ? maximumVoIPPayloadBytes : maximumPayloadBytes
-        if payloadBytes > limit {
+        if let sourceByteCount, sourceByteCount <= limit / compactGrowthBound {
+            // Within the limit whatever the payload holds.
+        } else if case let payloadBytes = JSONWriter.byteCount(of: payloadValue), payloadBytes > limit {
             throw InputError(
                 field: "payload",
                 "is \(payloadBytes) bytes; APNs allows at most \(limit) for \(pushType == "voip" ? "VoIP" : "this") push type"

@@ -54,7 +54,24 @@ package struct Pipeline: Sendable {
         switch settings(for: app).grouping {
         case .off: nil
         case .app: app
-        case .automatic: thread.map { app + "/" + $0 } ?? app
+        case .automatic: thread.map { Self.threadGroupID(app: app, thread: $0) } ?? app
+        }
+    }
+
+    /// `app/thread`, made in one allocation: every notification of a grouped app asks for it, and
+    /// `+` twice costs several times as much.
+    static func threadGroupID(app: String, thread: String) -> String {
+        var app = app
+        var thread = thread
+        return app.withUTF8 { a in
+            thread.withUTF8 { t in
+                String(unsafeUninitializedCapacity: a.count + 1 + t.count) { out in
+                    let afterApp = out.initialize(fromContentsOf: a)
+                    out[afterApp] = 0x2F  // "/"
+                    let tail = UnsafeMutableBufferPointer(rebasing: out[(afterApp + 1)...])
+                    return afterApp + 1 + tail.initialize(fromContentsOf: t)
+                }
+            }
         }
     }
 

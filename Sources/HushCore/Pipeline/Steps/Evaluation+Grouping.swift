@@ -5,7 +5,7 @@ extension Evaluation {
         switch settings.grouping {
         case .off: nil
         case .app: envelope.app
-        case .automatic: subject.thread.map { envelope.app + "/" + $0 } ?? envelope.app
+        case .automatic: subject.thread.map { Pipeline.threadGroupID(app: envelope.app, thread: $0) } ?? envelope.app
         }
     }
 
