@@ -29,12 +29,29 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Add a trace of every pipeline step and rule (with file:line) to each decision.")
     var explain = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Threads deciding notifications (default: the machine's cores); each user's are decided by one, and the output stays in input order.",
+            valueName: "n"))
+    var jobs: Int?
+
     @Argument(help: "The notifications: a file, or - / nothing for stdin.", completion: .file())
     var input: String?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more, got \(jobs)") }
+    }
 
     func run() throws {
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
+        // One thread (`--jobs 1`, or one core) keeps the path below, which starts no thread.
+        let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        if jobs > 1 {
+            try ParallelEvaluate(engine: engine, context: context, state: state, explain: explain, jobs: jobs)
+                .run(input)
+            return
+        }
         let store = try state.store()
         let session = try engine.makeSession(storing: store)
         // Read once: a property wrapper's getter is not free on every line.

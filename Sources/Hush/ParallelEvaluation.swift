@@ -1,0 +1,296 @@
+import Foundation
+package import HushCore
+package import HushJSON
+package import HushState
+
+/// `hush eval --jobs N`: the lines of a stream decided on N threads, printed in input order, as
+/// one thread would print them. Input comes in chunks of lines; each chunk goes through two
+/// rounds on the workers. Round one decodes: worker k parses and decodes the k-th slice of the
+/// chunk's lines (decoding is a fifth of a line's cost, so it is shared too). Round two decides:
+/// worker k decides the notifications of the users a stable hash gives it, in input order, with its
+/// own `Session` and store, in one `StateStore.batch` per chunk. A user's notifications are thus
+/// always decided by the same worker, one after another, as one thread would; the workers' users
+/// are disjoint, so their states never meet. The caller prints a chunk once every worker has
+/// committed its part: a printed decision is still a committed one.
+package final class ParallelEvaluation: @unchecked Sendable {
+    /// One worker: its thread, session and store, and the bytes it decided in the current chunk.
+    /// Touched by its thread during a round and by the caller's thread between rounds only (the
+    /// semaphores order the two).
+    private final class Worker: @unchecked Sendable {
+        let session: Session
+        var writer = JSONWriter(capacity: 1 << 16)
+        /// How many of its lines in the current chunk are error lines (not decided, not committed).
+        var failed = 0
+        /// The chunk's lines it decides, by index, in input order.
+        var mine: [Int] = []
+        let go = DispatchSemaphore(value: 0)
+
+        init(session: Session) { self.session = session }
+    }
+
+    /// What became of one line of the chunk.
+    private enum Slot {
+        /// Refused before deciding (not JSON, a bad field), or its decision failed: its error line.
+        case errorLine([UInt8])
+        /// Decoded: for `worker` to decide. `generated` is the run's count of generated ids at
+        /// this line when it has no id of its own (0 otherwise).
+        case toDecide(Envelope, worker: Int, generated: Int)
+        /// Decided: its line is `range` of `worker`'s bytes.
+        case decided(worker: Int, range: Range<Int>)
+    }
+
+    /// A line of the chunk: where its bytes are in `bytes`, or the document already parsed (one
+    /// object over several lines).
+    private struct Line {
+        var start: Int
+        var end: Int
+        var number: Int
+        var document: JSONValue?
+    }
+
+    private let workers: [Worker]
+    private let context: EvaluationContext
+    private let explain: Bool
+    /// Lines in a chunk at most.
+    package let limit: Int
+    /// The chunk: its lines' bytes, one after another.
+    private var bytes: [UInt8] = []
+    private var lines: [Line] = []
+    private let slots: UnsafeMutableBufferPointer<Slot>
+    /// Whether a line's decoding took a generated id (counted even when the line was refused
+    /// after, as `Session` counts: ids stay those one thread would give).
+    private let tookID: UnsafeMutableBufferPointer<Bool>
+    private var generatedIDs = 0
+    private let runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
+    /// What the workers run in the current round, with their index.
+    private var round: (Int) -> Void = { _ in }
+    private let done = DispatchSemaphore(value: 0)
+    private var stopping = false
+
+    /// One worker per store, with a session on it made from `engine`; each store must be the
+    /// worker's own (its own connection, or its own memory).
+    package init(
+        engine: Engine, stores: [any StateStore], context: EvaluationContext, explain: Bool, limit: Int = 4096
+    ) throws(HushError) {
+        precondition(!stores.isEmpty)
+        var workers: [Worker] = []
+        for store in stores { workers.append(Worker(session: try engine.makeSession(storing: store))) }
+        self.workers = workers
+        self.context = context
+        self.explain = explain
+        self.limit = max(1, limit)
+        slots = .allocate(capacity: self.limit)
+        slots.initialize(repeating: .errorLine([]))
+        tookID = .allocate(capacity: self.limit)
+        tookID.initialize(repeating: false)
+        lines.reserveCapacity(self.limit)
+        for (index, worker) in workers.enumerated() {
+            let thread = Thread { [self] in loop(index, worker) }
+            thread.name = "hush-eval-\(index)"
+            // Lua and SQLite recurse; the default secondary-thread stack is small.
+            thread.stackSize = 16 << 20
+            thread.start()
+        }
+    }
+
+    deinit {
+        slots.deinitialize().deallocate()
+        tookID.deallocate()
+    }
+
+    /// Ends the workers' threads; call once, when the input is done with.
+    package func stop() {
+        stopping = true
+        for worker in workers { worker.go.signal() }
+        for _ in workers { done.wait() }
+    }
+
+    /// The worker of `user` among `count`: FNV-1a of its UTF-8, the same in every run (Swift's
+    /// `Hasher` is seeded per process).
+    package static func worker(of user: String, among count: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in user.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(count))
+    }
+
+    /// Whether the chunk holds `limit` lines.
+    package var isFull: Bool { lines.count >= limit }
+
+    /// Adds input line `number` (its bytes, without the line ending) to the chunk.
+    package func add(_ line: UnsafeRawBufferPointer, number: Int) {
+        let start = bytes.count
+        bytes.append(contentsOf: line)
+        lines.append(Line(start: start, end: bytes.count, number: number))
+    }
+
+    /// Adds a whole document already parsed, as input line `number`, to the chunk.
+    package func add(_ document: JSONValue, number: Int) {
+        lines.append(Line(start: bytes.count, end: bytes.count, number: number, document: document))
+    }
+
+    /// Decides the chunk and empties it: returns its output lines, in input order (each ending
+    /// in a newline), and how many of them are error lines. When a worker's batch cannot be
+    /// committed, each of its lines becomes an error naming its input line (nothing of them was
+    /// remembered).
+    package func decideChunk() -> (output: [UInt8], failed: Int) {
+        guard !lines.isEmpty else { return ([], 0) }
+        let count = lines.count
+        run { index in self.decode(slice: index) }
+        var failed = 0
+        // Each worker is handed its lines: in round two it reads no slot but its own, which the
+        // others write meanwhile.
+        for i in 0..<count {
+            if tookID[i] { generatedIDs += 1 }
+            switch slots[i] {
+            case .toDecide(let envelope, let worker, _):
+                if tookID[i] { slots[i] = .toDecide(envelope, worker: worker, generated: generatedIDs) }
+                workers[worker].mine.append(i)
+            case .errorLine: failed += 1
+            case .decided: preconditionFailure("a line was decided before its round")
+            }
+        }
+        run { index in self.decide(worker: index) }
+        var output: [UInt8] = []
+        output.reserveCapacity(workers.reduce(0) { $0 + $1.writer.bytes.count } + count * 2)
+        for i in 0..<count {
+            switch slots[i] {
+            case .errorLine(let line): output.append(contentsOf: line)
+            case .decided(let worker, let range): output.append(contentsOf: workers[worker].writer.bytes[range])
+            case .toDecide: preconditionFailure("a line was left undecided")
+            }
+            output.append(10)
+            slots[i] = .errorLine([])
+        }
+        for worker in workers {
+            failed += worker.failed
+            worker.failed = 0
+            worker.mine.removeAll(keepingCapacity: true)
+            worker.writer.bytes.removeAll(keepingCapacity: true)
+        }
+        bytes.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
+        return (output, failed)
+    }
+
+    /// Runs `body` on every worker at once and returns when all are done.
+    private func run(_ body: @escaping (Int) -> Void) {
+        round = body
+        for worker in workers { worker.go.signal() }
+        for _ in workers { done.wait() }
+    }
+
+    private func loop(_ index: Int, _ worker: Worker) {
+        while true {
+            worker.go.wait()
+            if stopping {
+                done.signal()
+                return
+            }
+            round(index)
+            done.signal()
+        }
+    }
+
+    /// Round one: parses and decodes the worker's slice of the chunk, as `Session` decodes a line.
+    private func decode(slice index: Int) {
+        let count = lines.count
+        let range = count * index / workers.count..<count * (index + 1) / workers.count
+        bytes.withUnsafeBytes { raw in
+            for i in range {
+                let line = lines[i]
+                let json: JSONValue
+                if let document = line.document {
+                    json = document
+                } else {
+                    switch StreamInput.parse(UnsafeRawBufferPointer(rebasing: raw[line.start..<line.end])) {
+                    case .success(let value): json = value
+                    case .failure(let error):
+                        tookID[i] = false
+                        slots[i] = .errorLine(
+                            ErrorLine.make(line.number, "\(LineError(line: line.number, error).reason)"))
+                        continue
+                    }
+                }
+                var took = false
+                func placeholder() -> String {
+                    took = true
+                    return ""
+                }
+                do {
+                    let envelope = try Envelope.decode(json, fallbackID: placeholder())
+                    slots[i] = .toDecide(
+                        envelope, worker: Self.worker(of: envelope.user, among: workers.count), generated: 0)
+                } catch {
+                    slots[i] = .errorLine(ErrorLine.make(line.number, "\(error)"))
+                }
+                tookID[i] = took
+            }
+        }
+    }
+
+    /// Round two: decides the worker's notifications of the chunk in one batch of its store.
+    private func decide(worker index: Int) {
+        let worker = workers[index]
+        let store = worker.session.store
+        var began = false
+        do {
+            try store.batch {
+                began = true
+                decideAll(worker: index)
+            }
+        } catch  where !began {
+            // No batch could be begun: each write commits on its own (and reports its own error).
+            decideAll(worker: index)
+        } catch {
+            for i in worker.mine { slots[i] = .errorLine(ErrorLine.make(lines[i].number, "\(error)")) }
+            worker.failed = worker.mine.count
+        }
+    }
+
+    private func decideAll(worker index: Int) {
+        let worker = workers[index]
+        for i in worker.mine {
+            guard case .toDecide(var envelope, _, let generated) = slots[i] else { continue }
+            if generated > 0 {
+                envelope.id = "hush-\(runPrefix)-\(generated)"
+                envelope.collapseKey = envelope.id
+            }
+            let start = worker.writer.bytes.count
+            do {
+                let decision = try worker.session.evaluate(envelope, context: context, explain: explain)
+                decision.write(to: &worker.writer)
+                slots[i] = .decided(worker: index, range: start..<worker.writer.bytes.count)
+            } catch {
+                slots[i] = .errorLine(ErrorLine.make(lines[i].number, "\(error)"))
+                worker.failed += 1
+            }
+        }
+    }
+}
+
+extension ParallelEvaluation {
+    /// Hands out `input` as `StreamInput.forEachDocument` reads it — JSON Lines, or one object over
+    /// several lines — but unparsed: `line` gets each line's bytes (valid only during the call)
+    /// and number, `document` the one object of an input that is one document over several lines.
+    package static func forEachInput(
+        in input: LineStream,
+        line: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
+        document: (_ document: JSONValue) throws -> Void,
+        beforeReading: () throws -> Void = {}
+    ) throws {
+        guard let firstLine = try input.peekFirstLine() else { return }
+        let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(StreamInput.parse)
+        guard StreamInput.mayBeginDocument(first, length: firstLine.count) else {
+            try input.forEachLine(line, beforeReading: beforeReading)
+            return
+        }
+        if let whole = try input.withRestReadToEnd(StreamInput.singleDocument) {
+            try document(whole)
+        } else {
+            try input.forEachLine(line)
+        }
+    }
+}
