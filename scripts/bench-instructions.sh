@@ -9,7 +9,9 @@
 # It runs `hush eval --ephemeral` and `hush eval --state FILE` (a fresh SQLite file) on the first
 # LINES lines of the benchmark stream, and on its first BASE_LINES lines: every figure is the
 # difference of the two runs divided by LINES - BASE_LINES, so startup (policy load, the
-# interpreter, opening the file) cancels out. Components (Benchmarks/instructions.py: mangled-name
+# interpreter, opening the file) cancels out, and so does what each user's first notifications
+# cost once (on the benchmark stream, the first 1,000 lines hold nearly every user's first; with
+# much fewer the rules' figure is several times higher). Components (Benchmarks/instructions.py: mangled-name
 # patterns; each instruction counted in the innermost component it runs in):
 #   parse     HushJSON.JSONParser.parse (the line's JSON)
 #   decode    Envelope.decode (JSON value to Envelope)
@@ -34,6 +36,10 @@
 #   KEEP=DIR          keep the callgrind files in DIR (callgrind_annotate --inclusive=yes FILE)
 #   REPORT=FILE       also write key=value lines (eph_parse=..., state_store=..., lua_rules=...)
 set -euo pipefail
+# Paths given are the caller's: made absolute before moving to the repository.
+for var in BIN STREAM LUA_TABLES KEEP REPORT; do
+  if [ -n "${!var:-}" ]; then printf -v "$var" '%s' "$(realpath -m "${!var}")"; fi
+done
 cd "$(dirname "$0")/.."
 
 LINES=${LINES:-20000}
