@@ -13,6 +13,7 @@
 -- delivered list, groups, calls and the summary queue per user. Time is Europe/Berlin at +01:00
 -- (the stream's week has no DST change), where Hush handles any zone. Prints decisions/s (CPU
 -- time), and, for scale, the five rules alone (each in its pcall, no decision) per second.
+-- ANCHOR_ONLY=rules (or decisions, or load) runs one untimed pass for callgrind.
 -- ANCHOR_TALLY=1 prints a tally of the decisions instead, to compare with `hush eval`: on the
 -- generated stream it is the engine's, decision for decision (delivery, breakthrough, level,
 -- group count and summary line, placeholder).
@@ -592,6 +593,16 @@ local function rules_only(views)
     end
   end
   return changed
+end
+
+-- ANCHOR_ONLY=rules|decisions|load: one untimed pass of the five rules alone, or of the whole
+-- decision, or nothing after loading, then exit: for instruction counts under callgrind
+-- (scripts/bench-instructions.sh takes the difference of two of these runs, per notification).
+local only = os.getenv("ANCHOR_ONLY")
+if only then
+  if only == "rules" then rules_only(views) elseif only == "decisions" then run(views) end
+  print(string.format("notifications=%d only=%s", #views, only))
+  os.exit(0)
 end
 
 local best, best_rules

@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# The benchmark: builds release (hush, and the harness in Benchmarks/, a package of its own),
-# generates the data, runs the harness (the library), times `hush eval` end to end, runs the two
-# anchors on the same data, and prints every figure with its target. Usage: bash scripts/bench.sh
+# The benchmark (issue 16): builds release (hush, and the harness in Benchmarks/, a package of its
+# own), generates the data, and prints every figure with its anchor, its target and whether it is
+# met: `hush eval` on one core (--ephemeral and with a state file) and on all of them (--jobs N)
+# against the Python JSON floor on the same file, the library (Benchmarks/: hush-benchmark) against
+# raw Lua, `hush serve` under wrk (scripts/bench-service.sh), memory in every mode, and, with
+# INSTRUCTIONS=1, instructions per line by component (scripts/bench-instructions.sh).
+# Usage: bash scripts/bench.sh
 #
 # Environment (all optional):
-#   EVALUATIONS=10000000   evaluations of the memory run (default 2000000)
+#   EVALUATIONS=10000000   evaluations of the library's memory run (default 2000000)
 #   USERS=200 PER_USER=1000 the generated stream: users and notifications per user (200,000 lines)
-#   RUNS=3                 runs of `hush eval` and of the Python floor (the best counts)
+#   RUNS=3                 runs of each `hush eval` and of the Python floor (the best counts)
+#   JOBS=N                 threads of the `hush eval --jobs N` figures (default: the cores)
+#   SERVE=1                the service figures (scripts/bench-service.sh, quick mode; default 1
+#                          when wrk is installed); DURATION=15s each wrk run there;
+#                          SERVICE_SCRIPT=PATH another copy of that script
+#   INSTRUCTIONS=1         also instructions per line by component (callgrind; slow; default 0)
+#   BIN=PATH               measure this hush binary instead of building one (e.g. an older build)
+#   HARNESS=PATH           this hush-benchmark instead of building one; LIBRARY=0: no library figures
 #   HUSH_BENCH_SCRATCH     swift build --scratch-path (default .build; the harness: the same
 #                          name inside Benchmarks/, e.g. Benchmarks/.build)
 #   HUSH_BENCH_BUILD_FLAGS extra flags for swift build (e.g. "-Xswiftc -g")
 #   BENCH_RESULTS=FILE     also write the table as Markdown to FILE
+# A quick check of the whole script (noisy numbers):
+#   USERS=20 PER_USER=200 RUNS=1 EVALUATIONS=20000 DURATION=3s bash scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +31,7 @@ EVALUATIONS=${EVALUATIONS:-2000000}
 USERS=${USERS:-200}
 PER_USER=${PER_USER:-1000}
 RUNS=${RUNS:-3}
+JOBS=${JOBS:-$(nproc)}
 SCRATCH=${HUSH_BENCH_SCRATCH:-.build}
 DATA="$SCRATCH/bench-data"
 POLICY=Benchmarks/standard.lua
@@ -31,14 +45,27 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "bench.sh: $1 is needed ($2)"
 need swift "the Swift toolchain"
 need python3 "for the generator and the Python floor"
 need lua5.4 "apt-get install lua5.4, for the raw-Lua anchor"
+[ -x /usr/bin/time ] || { echo "bench.sh: /usr/bin/time is needed (apt-get install time: CPU time and peak RSS)" >&2; exit 2; }
+if [ -z "${SERVE:-}" ]; then
+  if command -v wrk >/dev/null 2>&1; then SERVE=1; else SERVE=0; fi
+fi
+INSTRUCTIONS=${INSTRUCTIONS:-0}
+if [ "$INSTRUCTIONS" = 1 ]; then need valgrind "apt-get install valgrind, for INSTRUCTIONS=1"; fi
 
-echo "== build (release): hush, and the harness (Benchmarks/)" >&2
-# shellcheck disable=SC2086
-swift build -c release --scratch-path "$SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
-BIN="$SCRATCH/release/hush"
-# shellcheck disable=SC2086
-swift build -c release --package-path Benchmarks --scratch-path "$HARNESS_SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
-HARNESS="$HARNESS_SCRATCH/release/hush-benchmark"
+LIBRARY=${LIBRARY:-1}
+if [ -z "${BIN:-}" ]; then
+  echo "== build (release): hush" >&2
+  # shellcheck disable=SC2086
+  swift build -c release --scratch-path "$SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
+  BIN="$SCRATCH/release/hush"
+fi
+if [ "$LIBRARY" = 1 ] && [ -z "${HARNESS:-}" ]; then
+  echo "== build (release): the harness (Benchmarks/)" >&2
+  # shellcheck disable=SC2086
+  swift build -c release --package-path Benchmarks --scratch-path "$HARNESS_SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
+  HARNESS="$HARNESS_SCRATCH/release/hush-benchmark"
+fi
+[ -x "$BIN" ] || { echo "bench.sh: $BIN is not an executable" >&2; exit 2; }
 
 echo "== data: $USERS users x $PER_USER notifications, one week" >&2
 mkdir -p "$DATA"
@@ -47,99 +74,232 @@ TABLES="$DATA/stream-$USERS-$PER_USER.lua"
 if [ ! -s "$STREAM" ] || [ ! -s "$TABLES" ] || [ Benchmarks/generate.py -nt "$STREAM" ]; then
   python3 Benchmarks/generate.py --users "$USERS" --per-user "$PER_USER" --out "$STREAM" --lua "$TABLES"
 fi
-LINES=$(wc -l < "$STREAM")
+LINES=$(wc -l <"$STREAM")
+FIGURES="$DATA/figures.txt" # key=value: every measurement, for the table
+: >"$FIGURES"
+put() { echo "$1=$2" >>"$FIGURES"; }
 
-echo "== the library (Benchmarks/: hush-benchmark)" >&2
-"$HARNESS" --policy "$POLICY" --context "$CONTEXT" --evaluations "$EVALUATIONS" --report "$DATA/library.txt" "$STREAM" >&2
-lib() { sed -n "s/^$1=//p" "$DATA/library.txt"; }
-
-# One timed run: prints "cpu_seconds wall_seconds max_rss_kb" (GNU time when present).
+# One timed run of "$@" (output discarded): prints "cpu_seconds wall_seconds max_rss_kb".
 timed() {
   local out="$DATA/time.txt"
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v "$@" > /dev/null 2> "$out"
-    awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} /Elapsed \(wall clock\)/ {w=$2} /Maximum resident/ {m=$2}
-      END { n = split(w, p, ":"); secs = 0; for (i = 1; i <= n; i++) secs = secs * 60 + p[i]; printf "%.3f %.3f %d\n", u + s, secs, m }' "$out"
-  else
-    local t0 t1
-    t0=$(date +%s.%N); "$@" > /dev/null 2> "$out"; t1=$(date +%s.%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f %.3f 0\n", b - a, b - a }'
+  if ! /usr/bin/time -v "$@" >/dev/null 2>"$out"; then
+    echo "bench.sh: failed: $*" >&2
+    tail -25 "$out" >&2
+    return 1
   fi
+  awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} /Elapsed \(wall clock\)/ {w=$2} /Maximum resident/ {m=$2}
+    END { n = split(w, p, ":"); secs = 0; for (i = 1; i <= n; i++) secs = secs * 60 + p[i]; printf "%.3f %.3f %d\n", u + s, secs, m }' "$out"
 }
 
-best_of() { # runs "$@" RUNS times; prints the run with the least CPU time
-  local best="" line
+# measure NAME COMMAND...: RUNS runs; records NAME_cpu and NAME_wall (the least of each over the
+# runs) and NAME_rss_mb (the most). A {STATE} argument is a fresh SQLite file for each run.
+measure() {
+  local name=$1; shift
+  local cpu="" wall="" rss=0 c w r args
   for _ in $(seq "$RUNS"); do
-    line=$(timed "$@")
-    if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then best=$line; fi
+    rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+    args=()
+    for a in "$@"; do if [ "$a" = "{STATE}" ]; then args+=("$DATA/state.sqlite"); else args+=("$a"); fi; done
+    read -r c w r <<<"$(timed "${args[@]}")"
+    [ -n "$c" ] || exit 1
+    if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
+    if [ -z "$wall" ] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then wall=$w; fi
+    if [ "$r" -gt "$rss" ]; then rss=$r; fi
   done
-  echo "$best"
+  rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+  put "${name}_cpu" "$cpu"
+  put "${name}_wall" "$wall"
+  put "${name}_rss_mb" "$(awk -v r="$rss" 'BEGIN { printf "%.1f", r / 1024 }')"
 }
 
-echo "== hush eval --ephemeral, end to end, $LINES lines" >&2
-read -r EVAL_CPU EVAL_WALL EVAL_RSS <<< "$(best_of "$BIN" eval --ephemeral --policy "$POLICY" --context "$CONTEXT" "$STREAM")"
+EVAL=("$BIN" eval --policy "$POLICY" --context "$CONTEXT")
+if "$BIN" eval --help 2>/dev/null | grep -q -- '--jobs'; then
+  HAS_JOBS=1
+  ONE=(--jobs 1)
+else
+  HAS_JOBS=0
+  ONE=()
+  echo "bench.sh: $BIN eval has no --jobs: the all-cores figures are n/a" >&2
+fi
+put has_jobs "$HAS_JOBS"
+put jobs "$JOBS"
 
-echo "== the same with a state file (SQLite, the default without --ephemeral), one run" >&2
-rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
-read -r SQL_CPU SQL_WALL SQL_RSS <<< "$(timed "$BIN" eval --state "$DATA/state.sqlite" --policy "$POLICY" --context "$CONTEXT" "$STREAM")"
-rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+echo "== (1) hush eval --ephemeral, one core, $LINES lines (best of $RUNS)" >&2
+measure eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$STREAM"
+echo "== (2) hush eval with a state file (a fresh SQLite file), one core (best of $RUNS)" >&2
+measure state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$STREAM"
+if [ "$HAS_JOBS" = 1 ]; then
+  echo "== (3) hush eval --jobs $JOBS --ephemeral, then with a state file (best of $RUNS)" >&2
+  measure jobs_eph "${EVAL[@]}" --jobs "$JOBS" --ephemeral "$STREAM"
+  measure jobs_state "${EVAL[@]}" --jobs "$JOBS" --state "{STATE}" "$STREAM"
+fi
 
-echo "== anchor: python3 json.loads/json.dumps per line" >&2
-read -r PY_CPU PY_WALL PY_RSS <<< "$(best_of python3 Benchmarks/anchor_json.py "$STREAM")"
+echo "== anchor: python3 json.loads/json.dumps per line (best of $RUNS)" >&2
+measure py python3 Benchmarks/anchor_json.py "$STREAM"
+
+if [ "$LIBRARY" = 1 ]; then
+  echo "== (4) the library (Benchmarks/: hush-benchmark)" >&2
+  "$HARNESS" --policy "$POLICY" --context "$CONTEXT" --evaluations "$EVALUATIONS" --report "$DATA/library.txt" "$STREAM" >&2
+  sed 's/^/lib_/' "$DATA/library.txt" >>"$FIGURES"
+  echo "== (6) the library's peak RSS on the stream, read a chunk at a time (hush-benchmark --streaming)" >&2
+  RUNS=1 measure libstream "$HARNESS" --policy "$POLICY" --context "$CONTEXT" --streaming "$STREAM"
+fi
+put library "$LIBRARY"
 
 echo "== anchor: lua5.4, the same decisions in plain Lua over pre-built tables" >&2
 LUA_OUT=$(lua5.4 Benchmarks/anchor.lua "$TABLES" "$RUNS")
-LUA_RATE=$(echo "$LUA_OUT" | sed -n 's/.*decisions_per_second=\([0-9]*\).*/\1/p')
-LUA_RULES_RATE=$(echo "$LUA_OUT" | sed -n 's/.*rules_only_per_second=\([0-9]*\).*/\1/p')
+put lua_rate "$(echo "$LUA_OUT" | sed -n 's/.*decisions_per_second=\([0-9]*\).*/\1/p')"
+put lua_rules_rate "$(echo "$LUA_OUT" | sed -n 's/.*rules_only_per_second=\([0-9]*\).*/\1/p')"
+
+SERVICE="$DATA/service.txt"
+rm -f "$SERVICE"
+SERVICE_SCRIPT=${SERVICE_SCRIPT:-scripts/bench-service.sh}
+if [ "$SERVE" = 1 ] && ! grep -q 'QUICK' "$SERVICE_SCRIPT"; then
+  echo "bench.sh: $SERVICE_SCRIPT has no quick mode (QUICK=1) yet: the service figures are n/a" >&2
+  SERVE=0
+fi
+if [ "$SERVE" = 1 ]; then
+  need wrk "apt-get install wrk, for the service figures (or SERVE=0)"
+  echo "== (5) hush serve under wrk (QUICK=1 bash scripts/bench-service.sh)" >&2
+  if ! QUICK=1 REPORT="$SERVICE" HUSH_BENCH_SCRATCH="$SCRATCH" HUSH_BENCH_BIN="$BIN" bash "$SERVICE_SCRIPT" >&2; then
+    echo "bench.sh: $SERVICE_SCRIPT failed: the service figures are n/a" >&2
+  fi
+  [ -s "$SERVICE" ] && cat "$SERVICE" >>"$FIGURES"
+  put serve 1
+else
+  put serve 0
+fi
+
+INSTR="$DATA/instructions.txt"
+rm -f "$INSTR"
+if [ "$INSTRUCTIONS" = 1 ]; then
+  echo "== (7) instructions per line by component (scripts/bench-instructions.sh)" >&2
+  # 20,000 lines, differenced with the first 1,000 (fewer on a smaller stream).
+  ILINES=$((LINES < 20000 ? LINES : 20000))
+  BIN="$BIN" STREAM="$STREAM" LUA_TABLES="$TABLES" REPORT="$DATA/instructions.kv" \
+    LINES=$ILINES BASE_LINES=$((ILINES / 20)) bash scripts/bench-instructions.sh >"$INSTR"
+fi
 
 # MARK: the table
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 NPROC=$(nproc)
 DATE=$(date -u +"%Y-%m-%d %H:%M UTC")
 SWIFT=$(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')
+HEAD="Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: $LINES notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua; best of $RUNS runs."
 
-python3 - "$DATA/library.txt" <<EOF
-import sys
-lib = dict(l.strip().split("=", 1) for l in open(sys.argv[1]) if "=" in l)
-f = lambda k: float(lib[k]) if k in lib else float("nan")
-lines = $LINES
-eval_cpu, eval_wall, eval_rss = $EVAL_CPU, $EVAL_WALL, $EVAL_RSS
-sql_cpu, sql_wall, sql_rss = $SQL_CPU, $SQL_WALL, $SQL_RSS
-py_cpu, py_wall = $PY_CPU, $PY_WALL
-lua_rate = float("$LUA_RATE" or "nan")
-lua_rules_rate = float("$LUA_RULES_RATE" or "nan")
-one = f("one_core_cpu_per_s")
+python3 - "$FIGURES" "$LINES" "$HEAD" "$INSTR" <<'EOF'
+import math, os, sys
+fig = {}
+for l in open(sys.argv[1]):
+    if "=" in l:
+        k, v = l.strip().split("=", 1)
+        try:
+            fig[k] = float(v)
+        except ValueError:
+            pass
+lines = int(sys.argv[2])
+nan = float("nan")
+g = lambda k: fig.get(k, nan)
+have = lambda *ks: all(k in fig and not math.isnan(fig[k]) for k in ks)
 rows = []
-def row(name, value, target, met):
-    rows.append((name, value, target, "yes" if met else "**no**" if met is not None else ""))
-row("(1) library, 1 core: decisions/s (CPU time)", f"{one:,.0f}", ">= 1,000,000", one >= 1e6)
-row("(1) library, 1 core: decisions/s (wall clock)", f"{f('one_core_wall_per_s'):,.0f}", "", None)
-row("(1) library, 1 core: latency p50 / p99", f"{f('latency_p50_us'):.1f} / {f('latency_p99_us'):.1f} µs", "", None)
-row("(6) raw-Lua loop (lua5.4 anchor.lua): decisions/s (CPU)", f"{lua_rate:,.0f}", "", None)
-row("(1)/(6) library vs raw-Lua loop", f"{one / lua_rate:.2f}x", ">= 0.5x (within 2x)", one / lua_rate >= 0.5)
-row("(6') for scale: the five rules alone in raw Lua, no decision: notifications/s (CPU)", f"{lua_rules_rate:,.0f}", "", None)
-sc, sw = f("multi_core_speedup_cpu"), f("multi_core_speedup_wall")
-row(f"(2) library, {int(f('threads'))} cores: decisions/s (wall clock)", f"{f('multi_core_wall_per_s'):,.0f}", "", None)
-row(f"(2) {int(f('threads'))} cores: speed-up, per-thread CPU time", f"{sc:.2f}x", ">= 1.8x", sc >= 1.8)
-row(f"(2) {int(f('threads'))} cores: speed-up, wall clock (shared machine)", f"{sw:.2f}x", ">= 1.8x", sw >= 1.8)
-e_rate, p_rate = lines / eval_cpu, lines / py_cpu
-row(f"(3) hush eval end to end: lines/s (CPU; wall {lines / eval_wall:,.0f})", f"{e_rate:,.0f}", "", None)
-row(f"(7) Python json.loads+dumps floor: lines/s (CPU; wall {lines / py_wall:,.0f})", f"{p_rate:,.0f}", "", None)
-row("(3)/(7) hush eval vs Python floor", f"{e_rate / p_rate:.2f}x", ">= 4x", e_rate / p_rate >= 4)
-row(f"(3') hush eval with a state file (SQLite): lines/s (CPU; wall {lines / sql_wall:,.0f}); peak RSS",
-    f"{lines / sql_cpu:,.0f}; " + (f"{sql_rss / 1024:.0f} MB" if sql_rss else "n/a"), "", None)
-row(f"(4) hush eval peak RSS ({lines:,} lines)", f"{eval_rss / 1024:.0f} MB" if eval_rss else "n/a", "< 200 MB", eval_rss / 1024 < 200 if eval_rss else None)
-row("(4) the library benchmark's peak RSS (the decoded stream held in memory)", f"{f('peak_rss_mb'):.0f} MB", "", None)
-first, last, growth = f("memory_rss_after_first_week_mb"), f("memory_rss_end_mb"), f("memory_rss_growth_mb")
-row(f"memory: RSS after one week / after {f('memory_evaluations'):,.0f} evaluations", f"{first:.0f} / {last:.0f} MB", "flat (< 10% growth)", growth <= 0.1 * first)
-row("(5) policy load (Engine: read, validate, prepare)", f"{f('load_engine_ms'):.2f} ms", "< 5 ms", f("load_engine_ms") < 5)
-row("(5) a session (its own interpreter)", f"{f('load_session_ms'):.2f} ms", "", None)
-head = f"Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: {lines:,} notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua."
-out = [head, "", "| figure | value | target | met |", "|---|---|---|---|"]
+def row(name, value, target="", met=None):
+    rows.append((name, value, target, "" if met is None else "yes" if met else "**no**"))
+def rate(k):  # lines/s by wall and by CPU
+    return lines / g(k + "_wall"), lines / g(k + "_cpu")
+NA = "n/a"
+jobs = int(g("jobs"))
+has_jobs = g("has_jobs") == 1
+one = " --jobs 1" if has_jobs else ""
+py_w, py_c = rate("py")
+
+# (1) one core, --ephemeral, vs the Python floor
+e_w, e_c = rate("eph")
+row(f"anchor: Python json.loads+json.dumps per line (Benchmarks/anchor_json.py): lines/s, wall / CPU", f"{py_w:,.0f} / {py_c:,.0f}")
+row(f"(1) hush eval --ephemeral{one}: lines/s, wall / CPU", f"{e_w:,.0f} / {e_c:,.0f}")
+row("(1) vs the Python floor, by CPU time", f"{e_c / py_c:.2f}x", ">= 2x", e_c / py_c >= 2)
+row("(1) vs the Python floor, by wall clock", f"{e_w / py_w:.2f}x", ">= 2x", e_w / py_w >= 2)
+# (2) a state file
+s_w, s_c = rate("state")
+row(f"(2) hush eval with a state file (fresh SQLite){one}: lines/s, wall / CPU", f"{s_w:,.0f} / {s_c:,.0f}")
+row("(2) state file vs (1): time, wall clock", f"{g('state_wall') / g('eph_wall'):.2f}x", "<= 1.5x", g("state_wall") / g("eph_wall") <= 1.5)
+row("(2) state file vs (1): time, CPU", f"{g('state_cpu') / g('eph_cpu'):.2f}x", "", None)
+# (3) all cores
+if has_jobs:
+    j_w, j_c = rate("jobs_eph")
+    js_w, js_c = rate("jobs_state")
+    row(f"(3) hush eval --jobs {jobs} --ephemeral: lines/s, wall (CPU of all threads)", f"{j_w:,.0f} ({j_c:,.0f})")
+    row(f"(3) --jobs {jobs} vs the Python floor, by wall clock", f"{j_w / py_w:.2f}x", ">= 4x", j_w / py_w >= 4)
+    row(f"(3) --jobs {jobs} vs --jobs 1 (ephemeral), by wall clock", f"{j_w / e_w:.2f}x", "", None)
+    row(f"(3) hush eval --jobs {jobs} with a state file: lines/s, wall (CPU)", f"{js_w:,.0f} ({js_c:,.0f})")
+    row(f"(3) --jobs {jobs} state file vs --jobs {jobs} ephemeral: time, wall clock", f"{g('jobs_state_wall') / g('jobs_eph_wall'):.2f}x", "<= 1.5x",
+        g("jobs_state_wall") / g("jobs_eph_wall") <= 1.5)
+else:
+    row(f"(3) hush eval --jobs {jobs}: vs the Python floor, by wall clock", "n/a (no --jobs)", ">= 4x")
+    row(f"(3) hush eval --jobs {jobs} with a state file", "n/a (no --jobs)", "<= 1.5x")
+# (4) the library
+lib_one = g("lib_one_core_cpu_per_s")
+row("anchor: raw Lua, the whole decision (lua5.4 Benchmarks/anchor.lua): decisions/s (CPU)", f"{g('lua_rate'):,.0f}")
+row("anchor: raw Lua, the five rules alone: notifications/s (CPU)", f"{g('lua_rules_rate'):,.0f}")
+if g("library") != 1:
+    row("(4) library, 1 core: decisions/s", "n/a (LIBRARY=0)", ">= 500,000")
+    row("(4) library, 2 cores: speed-up", "n/a (LIBRARY=0)", ">= 1.8x")
+if g("library") == 1:
+    row("(4) library, 1 core: decisions/s, CPU (wall)", f"{lib_one:,.0f} ({g('lib_one_core_wall_per_s'):,.0f})", ">= 500,000", lib_one >= 500_000)
+    row("(4) library vs the raw-Lua decision", f"{lib_one / g('lua_rate'):.2f}x", "", None)
+    row("(4) library, 1 core: latency p50 / p99", f"{g('lib_latency_p50_us'):.1f} / {g('lib_latency_p99_us'):.1f} µs")
+    if have("lib_threads"):
+        t = int(g("lib_threads"))
+        row(f"(4) library, {t} cores: decisions/s (wall)", f"{g('lib_multi_core_wall_per_s'):,.0f}")
+        sc, sw = g("lib_multi_core_speedup_cpu"), g("lib_multi_core_speedup_wall")
+        row(f"(4) {t} cores: speed-up, per-thread CPU time", f"{sc:.2f}x", ">= 1.8x", sc >= 1.8)
+        row(f"(4) {t} cores: speed-up, wall clock (shared machine)", f"{sw:.2f}x", ">= 1.8x", sw >= 1.8)
+    row("(4) policy load (Engine: read, validate, prepare)", f"{g('lib_load_engine_ms'):.2f} ms", "< 5 ms", g("lib_load_engine_ms") < 5)
+# (5) the service
+for prefix, label in (("serve_", "state file (SQLite)"), ("serve_ephemeral_", "--ephemeral")):
+    if g("serve") != 1:
+        for what, target in (("single POSTs/s", ">= 20,000"), ("single p99", "< 10 ms"), ("batch decisions/s", ">= 150,000")):
+            row(f"(5) hush serve, {label}: {what}", "n/a (wrk absent, SERVE=0, or no quick mode)", target)
+        continue
+    def val(key, fmt, ok=None):
+        k = prefix + key
+        return (fmt.format(g(k)), ok(g(k)) if ok else None) if have(k) else ("n/a", None)
+    v, m = val("single_per_s", "{:,.0f}", ok=lambda x: x >= 20_000)
+    row(f"(5) hush serve, {label}: single-notification POSTs/s", v, ">= 20,000", m)
+    v, m = val("single_p99_ms", "{:.2f} ms", ok=lambda x: x < 10)
+    row(f"(5) hush serve, {label}: single POST p99", v, "< 10 ms", m)
+    v, m = val("batch_decisions_per_s", "{:,.0f}", ok=lambda x: x >= 150_000)
+    row(f"(5) hush serve, {label}: decisions/s in JSON Lines batches", v, ">= 150,000", m)
+    v, _ = val("batch_p99_ms", "{:.2f} ms")
+    row(f"(5) hush serve, {label}: batch p99", v)
+    v, m = val("rss_mb", "{:.0f} MB", ok=lambda x: x < 200)
+    row(f"(6) hush serve, {label}: peak RSS", v, "< 200 MB", m)
+# (6) memory
+def rss(label, key):
+    if have(key):
+        row(f"(6) peak RSS, {label} ({lines:,} lines)", f"{g(key):.0f} MB", "< 200 MB", g(key) < 200)
+    else:
+        row(f"(6) peak RSS, {label}", "n/a (no --jobs)", "< 200 MB")
+rss(f"hush eval --ephemeral{one}", "eph_rss_mb")
+rss(f"hush eval, state file{one}", "state_rss_mb")
+rss(f"hush eval --jobs {jobs} --ephemeral", "jobs_eph_rss_mb")
+rss(f"hush eval --jobs {jobs}, state file", "jobs_state_rss_mb")
+if g("library") == 1:
+    rss("the library, one session, the stream read a chunk at a time (hush-benchmark --streaming)", "libstream_rss_mb")
+    first, last = g("lib_memory_rss_after_first_week_mb"), g("lib_memory_rss_end_mb")
+    row(f"(6) library memory: RSS after one week / after {g('lib_memory_evaluations'):,.0f} evaluations", f"{first:.0f} / {last:.0f} MB",
+        "flat (< 10% growth)", (last - first) <= 0.1 * first)
+    row("(6) for scale: the library benchmark's peak RSS (the whole stream decoded in memory)", f"{g('lib_peak_rss_mb'):.0f} MB")
+else:
+    row("(6) peak RSS, the library; memory over many evaluations", "n/a (LIBRARY=0)", "< 200 MB; flat")
+
+out = [sys.argv[3], "", "| figure | value | target | met |", "|---|---|---|---|"]
 out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+if os.path.exists(sys.argv[4]) and os.path.getsize(sys.argv[4]):
+    out += ["", "(7) " + open(sys.argv[4]).read().strip()]
+else:
+    out += ["", "(7) Instructions per line by component: INSTRUCTIONS=1 (or bash scripts/bench-instructions.sh)."]
 text = "\n".join(out)
 print(text)
-import os
 if os.environ.get("BENCH_RESULTS"):
     open(os.environ["BENCH_RESULTS"], "w").write(text + "\n")
 EOF

@@ -42,12 +42,33 @@ struct HushBenchmark: ParsableCommand {
     @Flag(help: "Only one pass on one core, nothing else: for profiling (valgrind --tool=callgrind).")
     var profile = false
 
+    @Flag(
+        help:
+            "Only one pass, the stream read a chunk at a time (nothing decoded ahead): for the library's peak RSS on the stream (peak_rss_mb in --report)."
+    )
+    var streaming = false
+
     @Argument(help: "The notifications (JSON Lines).")
     var stream: String
 
     func run() throws {
         let policyText = try String(decoding: BenchInput.read(policy), as: UTF8.self)
         let context = try BenchInput.context(path: context)
+        if streaming {
+            let engine = try Engine(policy: policyText, name: policy)
+            let run = try Streaming.run(engine: engine, path: stream, context: context)
+            var figures = Figures()
+            figures["streaming_notifications"] = Double(run.count)
+            figures["streaming_cpu_per_s"] = run.cpuRate
+            figures["streaming_wall_per_s"] = run.wallRate
+            figures["peak_rss_mb"] = Memory.peakBytes() / 1e6
+            print(
+                String(
+                    format: "%d decisions, read a chunk at a time: %.0f decisions/s (CPU), peak RSS %.1f MB",
+                    run.count, run.cpuRate, Memory.peakBytes() / 1e6))
+            if let report { try figures.keyValues.write(toFile: report, atomically: true, encoding: .utf8) }
+            return
+        }
         let bytes = try BenchInput.read(stream)
         if profile {
             let engine = try Engine(policy: policyText, name: policy)
