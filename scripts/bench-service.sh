@@ -6,6 +6,13 @@
 # the benchmark stream (Benchmarks/generate.py) goes into PostgreSQL through `hush eval`, for the
 # rows and bytes per user-day, and the hot queries are EXPLAINed on that volume.
 # Usage: bash scripts/bench-service.sh
+#        QUICK=1 REPORT=FILE bash scripts/bench-service.sh
+#
+# QUICK=1 (for scripts/bench.sh) runs only `hush serve` on a fresh SQLite file and on
+# --ephemeral (no PostgreSQL, no week), singles and batches, and writes key=value lines to
+# $REPORT (default: stdout): serve_single_per_s, serve_single_p99_ms,
+# serve_batch_decisions_per_s, serve_batch_p99_ms, serve_rss_mb (the server's peak RSS, VmHWM,
+# the larger of its two runs), then the same keys prefixed serve_ephemeral_.
 #
 # Environment (all optional):
 #   DURATION=15s        each wrk run
@@ -14,10 +21,12 @@
 #   WEEK_USERS=200 WEEK_PER_USER=1000   the week stream (200,000 notifications)
 #   HUSH_BENCH_SCRATCH  swift build --scratch-path (default .build)
 #   SKIP_LOAD=1         only the week (no wrk runs)
+#   HUSH_BENCH_BIN      a hush binary to run instead of building one (before/after comparisons)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DURATION=${DURATION:-15s}
+QUICK=${QUICK:-}
+if [ -n "$QUICK" ]; then DURATION=${DURATION:-10s}; else DURATION=${DURATION:-15s}; fi
 CONNECTIONS=${CONNECTIONS:-32}
 USERS=${USERS:-50}
 WEEK_USERS=${WEEK_USERS:-200}
@@ -27,12 +36,16 @@ SCRATCH=${HUSH_BENCH_SCRATCH:-.build}
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench-service.sh: $1 is needed ($2)" >&2; exit 2; }; }
 need swift "the Swift toolchain"
 need wrk "apt-get install wrk"
-need psql "apt-get install postgresql-client"
+[ -n "$QUICK" ] || need psql "apt-get install postgresql-client"
 need python3 "for the week's generator"
 
-echo "== build (release)" >&2
-swift build -c release --scratch-path "$SCRATCH" >&2
-BIN="$SCRATCH/release/hush"
+if [ -n "${HUSH_BENCH_BIN:-}" ]; then
+  BIN=$HUSH_BENCH_BIN
+else
+  echo "== build (release)" >&2
+  swift build -c release --scratch-path "$SCRATCH" >&2
+  BIN="$SCRATCH/release/hush"
+fi
 
 WORK=$(mktemp -d /tmp/hush-bench-XXXXXX)
 chmod 755 "$WORK"
@@ -44,6 +57,77 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+# QUICK: one server per run, on STATE (a file path, or "" for --ephemeral); wrk's own figures
+# (requests/s, p99 from its latency histogram, failures) come from a `done` added to the load
+# script; --timeout 60s, as a batch queued behind 31 others is slow, not failed. Writes
+# "requests/s p99_ms failures rss_mb" to $WORK/result.
+quick_run() {
+  local state=$1 mode=$2 log="$WORK/quick-$RANDOM.log" out="$WORK/quick-$RANDOM.out" pid port=""
+  local args=(--state "$state")
+  [ -z "$state" ] && args=(--ephemeral)
+  "$BIN" serve --listen 127.0.0.1:0 "${args[@]}" --policy Benchmarks/standard.lua \
+    --context Benchmarks/context.json --log-level error >/dev/null 2>"$log" &
+  pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 300); do
+    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$log")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "hush serve did not start: $(cat "$log")" >&2; exit 1; }
+  cat >"$WORK/quick.lua" <<LUA
+dofile("Benchmarks/load/$mode.lua")
+function done(summary, latency, requests)
+  local f = assert(io.open("$out", "w"))
+  local non2xx = summary.errors.status + summary.errors.connect + summary.errors.read
+    + summary.errors.write + summary.errors.timeout
+  f:write(string.format("%.1f %.3f %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(99) / 1000, non2xx))
+  f:close()
+end
+LUA
+  HUSH_BENCH_USERS=$USERS HUSH_BENCH_PREFIX="q$RANDOM-" \
+    wrk -t1 -c "$CONNECTIONS" -d "$DURATION" --timeout 60s -s "$WORK/quick.lua" "http://127.0.0.1:$port" >"$WORK/wrk.txt" 2>&1
+  local rss
+  rss=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status")
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  PIDS=()
+  [ -s "$out" ] || { echo "wrk gave no figures: $(cat "$WORK/wrk.txt")" >&2; exit 1; }
+  echo "$(cat "$out") $rss" >"$WORK/result"
+}
+
+if [ -n "$QUICK" ]; then
+  REPORT_FILE=${REPORT:-/dev/stdout}
+  : >"$REPORT_FILE"
+  for setup in sqlite ephemeral; do
+    prefix=serve_
+    [ "$setup" = ephemeral ] && prefix=serve_ephemeral_
+    state=""
+    [ "$setup" = sqlite ] && state="$WORK/single.sqlite"
+    echo "== quick: $setup, one notification per request ($DURATION)" >&2
+    quick_run "$state" single
+    read -r single p99_single err_single rss_single <"$WORK/result"
+    [ "$setup" = sqlite ] && state="$WORK/batch.sqlite"
+    echo "== quick: $setup, JSON Lines batches of ${HUSH_BENCH_BATCH:-1000} ($DURATION)" >&2
+    quick_run "$state" batch
+    read -r batch p99_batch err_batch rss_batch <"$WORK/result"
+    [ "$err_single" = 0 ] && [ "$err_batch" = 0 ] ||
+      echo "bench-service.sh: $setup: $err_single + $err_batch requests failed (non-2xx or socket errors)" >&2
+    python3 - "$prefix" "$single" "$p99_single" "$batch" "$p99_batch" "$rss_single" "$rss_batch" \
+      "${HUSH_BENCH_BATCH:-1000}" >>"$REPORT_FILE" <<'PY'
+import sys
+prefix, single, p99s, batch, p99b, rss1, rss2, size = sys.argv[1:]
+print(f"{prefix}single_per_s={float(single):.0f}")
+print(f"{prefix}single_p99_ms={float(p99s):.2f}")
+print(f"{prefix}batch_decisions_per_s={float(batch) * int(size):.0f}")
+print(f"{prefix}batch_p99_ms={float(p99b):.1f}")
+print(f"{prefix}rss_mb={max(float(rss1), float(rss2)):.1f}")
+PY
+  done
+  exit 0
+fi
 
 echo "== a private PostgreSQL cluster" >&2
 URL=$(bash scripts/test-postgres.sh start "$WORK/pg")
