@@ -23,7 +23,6 @@ package final class ParallelEvaluation: @unchecked Sendable {
         var failed = 0
         /// The chunk's lines it decides, by index, in input order.
         var mine: [Int] = []
-        let go = DispatchSemaphore(value: 0)
 
         init(session: Session) { self.session = session }
     }
@@ -48,7 +47,11 @@ package final class ParallelEvaluation: @unchecked Sendable {
         var document: JSONValue?
     }
 
-    private let workers: [Worker]
+    /// Emptied by `stop`, so the sessions and stores are let go (a SQLite store closes, which
+    /// checkpoints its log into the file) before the caller returns.
+    private var workers: [Worker]
+    /// Each worker's signal to run a round (apart from `workers`: the threads hold no worker).
+    private let gates: [DispatchSemaphore]
     private let context: EvaluationContext
     private let explain: Bool
     /// Lines in a chunk at most.
@@ -76,6 +79,7 @@ package final class ParallelEvaluation: @unchecked Sendable {
         var workers: [Worker] = []
         for store in stores { workers.append(Worker(session: try engine.makeSession(storing: store))) }
         self.workers = workers
+        gates = workers.map { _ in DispatchSemaphore(value: 0) }
         self.context = context
         self.explain = explain
         self.limit = max(1, limit)
@@ -84,8 +88,8 @@ package final class ParallelEvaluation: @unchecked Sendable {
         tookID = .allocate(capacity: self.limit)
         tookID.initialize(repeating: false)
         lines.reserveCapacity(self.limit)
-        for (index, worker) in workers.enumerated() {
-            let thread = Thread { [self] in loop(index, worker) }
+        for index in workers.indices {
+            let thread = Thread { [self] in loop(index) }
             thread.name = "hush-eval-\(index)"
             // Lua and SQLite recurse; the default secondary-thread stack is small.
             thread.stackSize = 16 << 20
@@ -101,8 +105,9 @@ package final class ParallelEvaluation: @unchecked Sendable {
     /// Ends the workers' threads; call once, when the input is done with.
     package func stop() {
         stopping = true
-        for worker in workers { worker.go.signal() }
-        for _ in workers { done.wait() }
+        for gate in gates { gate.signal() }
+        for _ in gates { done.wait() }
+        workers = []
     }
 
     /// The worker of `user` among `count`: FNV-1a of its UTF-8, the same in every run (Swift's
@@ -178,13 +183,13 @@ package final class ParallelEvaluation: @unchecked Sendable {
     /// Runs `body` on every worker at once and returns when all are done.
     private func run(_ body: @escaping (Int) -> Void) {
         round = body
-        for worker in workers { worker.go.signal() }
-        for _ in workers { done.wait() }
+        for gate in gates { gate.signal() }
+        for _ in gates { done.wait() }
     }
 
-    private func loop(_ index: Int, _ worker: Worker) {
+    private func loop(_ index: Int) {
         while true {
-            worker.go.wait()
+            gates[index].wait()
             if stopping {
                 done.signal()
                 return
