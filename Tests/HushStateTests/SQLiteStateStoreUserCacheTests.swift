@@ -89,15 +89,16 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         try store.dbQueue.write { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE block (x INTEGER REFERENCES nothing(y) DEFERRABLE INITIALLY DEFERRED);
-                    CREATE TABLE nothing (y INTEGER PRIMARY KEY);
+                    CREATE TABLE block (x INTEGER REFERENCES parent(y) DEFERRABLE INITIALLY DEFERRED);
+                    CREATE TABLE parent (y INTEGER PRIMARY KEY);
                     CREATE TRIGGER fail AFTER INSERT ON arrivals WHEN new.id = 'phantom'
                     BEGIN INSERT INTO block VALUES (1); END;
                     """)
         }
         XCTAssertThrowsError(
             try store.batch {
-                XCTAssertNoThrow(try store.apply([.deliver(note("phantom", date: t0 + 1, group: "g"))]))
+                let applied = (try? store.apply([.deliver(note("phantom", date: t0 + 1, group: "g"))])) != nil
+                XCTAssertTrue(applied)
                 XCTAssertEqual(try? store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept", "phantom"])
             })
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
@@ -118,10 +119,11 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
                     """)
         }
         try store.batch {
-            XCTAssertThrowsError(
-                try store.apply([
+            let refused =
+                (try? store.apply([
                     .withdraw(user: "u", app: "com.example.chat", id: "kept"), .enqueue(note("bad", date: t0)),
-                ]))
+                ])) == nil
+            XCTAssertTrue(refused)
             XCTAssertEqual(try? store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
         }
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
