@@ -7,6 +7,8 @@ extension SQLiteStateStore {
 
     static let selectManualFocus = "SELECT \(ManualFocusRow.selectList) FROM manual_focus WHERE user = ?"
     /// In queue order; `SummaryQueue` decides what is due and how it is listed.
+    /// Whether anything may be due, from the index alone.
+    static let selectAnyDue = "SELECT EXISTS (SELECT 1 FROM queue WHERE user = ? AND summary_at <= ?)"
     static let selectQueue = "SELECT \(QueueRow.selectList) FROM queue WHERE user = ? ORDER BY seq"
 
     /// Replaced in place: a notification keeps its place in its group unless it changes group,

@@ -215,8 +215,13 @@ public final class SQLiteStateStore: StateStore {
         try read("look for due summaries") { db in try anyDue(db, user: user, upTo: t) }
     }
 
+    /// From the cached queue, else from the index alone (the queue's rows are not read: a
+    /// command that only asks, such as `hush status`, reads them itself).
     private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
-        try cachedQueue(db, user).contains { SummaryQueue.isDue($0, upTo: t) }
+        if let queue = try withUser(db, user, { $0.queue }) {
+            return queue.contains { SummaryQueue.isDue($0, upTo: t) }
+        }
+        return try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
     }
 
     /// Takes the due summaries from the queue inside the caller's transaction.
