@@ -5,7 +5,7 @@ import GRDB
 /// `sqlite3` can tell which Hush wrote a file. Never edit a registered migration: add "vN+1".
 extension SQLiteStateStore {
     /// The newest schema this code knows.
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
@@ -16,6 +16,10 @@ extension SQLiteStateStore {
         migrator.registerMigration("v2") { db in
             try createSchemaV2(db)
             try db.execute(sql: "PRAGMA user_version = 2")
+        }
+        migrator.registerMigration("v3") { db in
+            try createSchemaV3(db)
+            try db.execute(sql: "PRAGMA user_version = 3")
         }
         return migrator
     }()
@@ -152,6 +156,30 @@ extension SQLiteStateStore {
                 );
                 """)
     }
+
+    /// What lets each connection keep users in memory (`SQLiteStateStore+UserCache.swift`): a
+    /// version per user, renewed by every transaction that writes their notifications, calls or
+    /// manual focus. Every user already in the file gets one. The group index goes: a group's
+    /// members are read from memory now, and it cost a write on every delivery.
+    private static func createSchemaV3(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE user_versions (
+                    user TEXT PRIMARY KEY,
+                    version INTEGER NOT NULL
+                );
+                \(stampEveryUser);
+                DROP INDEX IF EXISTS delivered_by_group;
+                """)
+    }
+
+    /// A new version for every user with rows the cache holds (after a change to all of them).
+    static let stampEveryUser = """
+        INSERT OR REPLACE INTO user_versions (user, version)
+        SELECT user, random() FROM (
+            SELECT user FROM delivered UNION SELECT user FROM queue UNION SELECT user FROM arrivals
+            UNION SELECT user FROM calls UNION SELECT user FROM manual_focus)
+        """
 
     /// Refuses a file migrated by a newer Hush, before anything is written to it.
     /// - Parameter identifiers: the applied migrations (`grdb_migrations`), read by the caller.

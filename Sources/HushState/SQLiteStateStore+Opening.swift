@@ -43,10 +43,10 @@ extension SQLiteStateStore {
                 // killed (it is in the WAL, in the OS's cache); a power loss may lose the last
                 // commits but never corrupts the file.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                // A week of a busy stream is tens of megabytes: a page cache of 2 MB (the default)
-                // made most reads a system call. Memory-mapped reads avoid those copies.
-                try db.execute(sql: "PRAGMA cache_size = -32768")
-                try db.execute(sql: "PRAGMA mmap_size = 268435456")
+                // Evaluations read from memory (`UserCache`): SQLite reads the pages its writes
+                // touch, the newest of each user's index entries, which 16 MB holds. (Mapping the
+                // file made every page it ever touched count towards the process's memory.)
+                try db.execute(sql: "PRAGMA cache_size = -16384")
             }
             try migrate(dbQueue, path: path)
         } catch {

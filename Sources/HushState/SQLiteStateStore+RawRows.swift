@@ -43,7 +43,22 @@ extension SQLiteStateStore {
 
     /// Runs the (cached) statement `sql`, which returns no rows (an insert, update or delete).
     func execute(_ db: Database, sql: String, _ arguments: [DatabaseValue]) throws {
-        let statement = try db.cachedStatement(sql: sql).sqliteStatement
+        try execute(db, try db.cachedStatement(sql: sql).sqliteStatement, sql: sql, arguments)
+    }
+
+    /// Runs one of the writes of an evaluation, prepared once and kept by the store.
+    func execute(_ db: Database, _ hot: HotStatement, _ arguments: [DatabaseValue]) throws {
+        if let statement = hotStatements[hot.rawValue] {
+            return try execute(db, statement.sqliteStatement, sql: hot.sql, arguments)
+        }
+        let statement = try db.makeStatement(sql: hot.sql)
+        hotStatements[hot.rawValue] = statement
+        try execute(db, statement.sqliteStatement, sql: hot.sql, arguments)
+    }
+
+    private func execute(_ db: Database, _ statement: SQLiteStatement, sql: String, _ arguments: [DatabaseValue])
+        throws
+    {
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
         try bind(arguments, to: statement, db, sql)
@@ -102,6 +117,25 @@ extension SQLiteStateStore {
     private static func rawError(_ db: Database, _ code: Int32, _ sql: String) -> RawSQLiteError {
         let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) } ?? "SQLite error \(code)"
         return RawSQLiteError(description: "\(message) (code \(code)) in \(sql)")
+    }
+}
+
+/// The writes of an evaluation, kept prepared by the store (`hotStatements`): GRDB's
+/// `cachedStatement(sql:)` hashes the whole SQL text at every call, hundreds of characters for an
+/// upsert.
+enum HotStatement: Int, CaseIterable {
+    case upsertDelivered, upsertQueued, insertArrival, deleteDelivered, deleteQueued, savepoint, release
+
+    var sql: String {
+        switch self {
+        case .upsertDelivered: SQLiteStateStore.upsertDelivered
+        case .upsertQueued: SQLiteStateStore.upsertQueued
+        case .insertArrival: SQLiteStateStore.insertArrival
+        case .deleteDelivered: SQLiteStateStore.deleteDelivered
+        case .deleteQueued: SQLiteStateStore.deleteQueued
+        case .savepoint: "SAVEPOINT hush_write"
+        case .release: "RELEASE hush_write"
+        }
     }
 }
 

@@ -26,8 +26,8 @@ extension SQLiteStateStore {
     /// One user's old rows, through the (user, date) indexes. Cached statements: every user new to
     /// this process is pruned on its first apply.
     func pruneUser(_ db: Database, user: String, before cutoffs: RetentionPolicy.Cutoffs) throws {
-        digestCache.dropUser(user)
         let t = cutoffs.notifications
+        noteWrite(user) { $0.prune(before: t) }
         try db.cachedStatement(sql: "DELETE FROM delivered WHERE user = ? AND date < ?").execute(arguments: [user, t])
         try db.cachedStatement(sql: "DELETE FROM arrivals WHERE user = ? AND date < ?").execute(arguments: [user, t])
         try db.cachedStatement(sql: "DELETE FROM calls WHERE user = ? AND date < ?").execute(arguments: [user, t])

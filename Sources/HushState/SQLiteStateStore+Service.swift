@@ -126,9 +126,9 @@ extension SQLiteStateStore {
                 }
             }
         } catch {
-            // What the caches learnt from the undone writes is forgotten with them (as when a
-            // batch fails to commit; the retention book is read back from the file when needed).
-            rowCache = RowCache()
+            // What the retention book learnt from the undone writes is forgotten with them (as
+            // when a batch fails to commit; it is read back from the file when needed). `write`
+            // has dropped the cached users.
             retentionBook = [:]
             throw bodyError ?? error
         }

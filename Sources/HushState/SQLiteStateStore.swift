@@ -32,15 +32,18 @@ public final class SQLiteStateStore: StateStore {
     let retention: RetentionPolicy
     /// Per user: the newest date applied and when the user's rows were last pruned.
     var retentionBook: [String: RetentionBookEntry] = [:]
-    /// Delivered rows already decoded, by seq (see `SQLiteStateStore+RowCache.swift`).
-    var rowCache = RowCache()
+    /// What evaluations read of each user, in memory (`SQLiteStateStore+UserCache.swift`).
+    var userCache = UserCache()
+    /// Rows the user cache read or was written since it last started over (`UserCache.rowLimit`);
+    /// kept apart from it, as it is counted while a user in it is being changed.
+    var cachedRows = 0
     /// The connection of the transaction in progress (a batch, or one write), while its closure
     /// runs: reads and writes made meanwhile (all of a batch's, a summary's `recording` closure)
     /// use it, as GRDB's accesses are not reentrant; writes become savepoints of it.
     private var writingDatabase: Database?
     var isWriting: Bool { writingDatabase != nil }
-    /// Group digests (see `SQLiteStateStore+Digests.swift`).
-    var digestCache = DigestCache()
+    /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
+    var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
 
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
@@ -67,45 +70,41 @@ public final class SQLiteStateStore: StateStore {
         self.dbQueue = try Self.openDatabase(path: path)
     }
 
+    deinit {
+        // Finalized before the connection closes (a connection with statements left open is not).
+        hotStatements.removeAll()
+    }
+
     // MARK: - Reading
 
     package func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
         try read("read a notification") { db in
-            try fetchOne(
-                DeliveredRow.self, db, sql: Self.selectDelivered,
-                [user.databaseValue, app.databaseValue, id.databaseValue])?
-                .notification
+            try cachedDelivered(db, user) { $0.byKey[CachedUser.Key(app: app, id: id)] }
         }
     }
 
     package func queued(user: String, app: String, id: String) throws -> StoredNotification? {
         try read("read a notification") { db in
-            try fetchOne(
-                QueueRow.self, db, sql: Self.selectQueued, [user.databaseValue, app.databaseValue, id.databaseValue])?
-                .notification
+            let queue = try cachedQueue(db, user)
+            return CachedUser.index(in: queue, app: app, id: id).map { queue[$0] }
         }
     }
 
     package func groupMembers(user: String, groupID: String) throws -> [StoredNotification] {
-        try read("read a group") { db in try cachedGroupMembers(db, user: user, groupID: groupID) }
+        try read("read a group") { db in try cachedDelivered(db, user) { $0.members(of: groupID) } }
     }
 
     package func calls(user: String, since: Double) throws -> [CallRecord] {
-        try read("read calls") { db in
-            try fetchAll(CallRow.self, db, sql: Self.selectCalls, [user.databaseValue, since.databaseValue]).map(\.call)
-        }
+        try read("read calls") { db in try cachedCalls(db, user).filter { $0.date >= since } }
     }
 
     package func manualFocus(user: String) throws -> ManualFocus? {
-        try read("read the manual focus") { db in
-            try fetchOne(ManualFocusRow.self, db, sql: Self.selectManualFocus, [user.databaseValue])?.focus
-        }
+        try read("read the manual focus") { db in try cachedManualFocus(db, user) }
     }
 
     package func recent(user: String, since: Double) throws -> [StoredNotification] {
         try read("read recent notifications") { db in
-            try fetchAll(ArrivalRow.self, db, sql: Self.selectRecent, [user.databaseValue, since.databaseValue]).map(
-                \.notification)
+            try cachedArrivals(db, user).filter { $0.date >= since }
         }
     }
 
@@ -119,14 +118,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     package func queuedNotifications(user: String) throws -> [StoredNotification] {
-        try read("read the summary queue") { db in
-            SummaryQueue.listed(try queue(db, user: user).map(\.notification))
-        }
-    }
-
-    /// The user's queue in queue order (`seq`: a replaced notification keeps its row).
-    private func queue(_ db: Database, user: String) throws -> [QueueRow] {
-        try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue])
+        try read("read the summary queue") { db in SummaryQueue.listed(try cachedQueue(db, user)) }
     }
 
     // MARK: - Writing
@@ -140,34 +132,49 @@ public final class SQLiteStateStore: StateStore {
     /// Writes `changes` inside the caller's transaction; returns the retention book entries to merge
     /// once it has committed.
     func record(_ changes: [StateChange], in db: Database) throws -> [String: RetentionBookEntry] {
+        // What is cached must be the file's before this transaction changes it.
+        try dropUsersOthersChanged(db)
         for change in changes {
             switch change {
             case .deliver(let n):
-                try updateDigests(delivering: n, in: db)
                 let values = n.columnValues
-                try execute(db, sql: Self.upsertDelivered, values)
+                try execute(db, .upsertDelivered, values)
                 // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil { try execute(db, sql: Self.insertArrival, values) }
+                if n.summaryAt == nil { try execute(db, .insertArrival, values) }
+                noteWrite(n.user) { cached in
+                    cached.delivered?.deliver(n)
+                    if n.summaryAt == nil { cached.arrivals?.append(n) }
+                }
             case .enqueue(let n):
                 let values = n.columnValues
-                try execute(db, sql: Self.upsertQueued, values)
-                try execute(db, sql: Self.insertArrival, values)
+                try execute(db, .upsertQueued, values)
+                try execute(db, .insertArrival, values)
+                noteWrite(n.user) { cached in
+                    cached.enqueue(n)
+                    cached.arrivals?.append(n)
+                }
             case .replace(let n, let queued):
                 if queued {
-                    try execute(db, sql: Self.upsertQueued, n.columnValues)
+                    try execute(db, .upsertQueued, n.columnValues)
+                    noteWrite(n.user) { $0.enqueue(n) }
                 } else {
-                    try updateDigests(delivering: n, in: db)
-                    try execute(db, sql: Self.upsertDelivered, n.columnValues)
+                    try execute(db, .upsertDelivered, n.columnValues)
+                    noteWrite(n.user) { $0.delivered?.deliver(n) }
                 }
             case .dequeue(let user, let app, let id):
-                try execute(db, sql: Self.deleteQueued, [user.databaseValue, app.databaseValue, id.databaseValue])
+                try execute(db, .deleteQueued, [user.databaseValue, app.databaseValue, id.databaseValue])
+                noteWrite(user) { $0.dequeue(app: app, id: id) }
             case .withdraw(let user, let app, let id):
-                try dropDigest(user: user, app: app, id: id, in: db)
                 let key = [user.databaseValue, app.databaseValue, id.databaseValue]
-                try execute(db, sql: Self.deleteDelivered, key)
-                try execute(db, sql: Self.deleteQueued, key)
+                try execute(db, .deleteDelivered, key)
+                try execute(db, .deleteQueued, key)
+                noteWrite(user) { cached in
+                    cached.delivered?.remove(CachedUser.Key(app: app, id: id))
+                    cached.dequeue(app: app, id: id)
+                }
             case .recordCall(let call):
                 try CallRow(call).insert(db)
+                noteWrite(call.user) { $0.calls?.append(call) }
             }
         }
         return try pruneAutomatically(db, after: changes)
@@ -208,25 +215,34 @@ public final class SQLiteStateStore: StateStore {
         try read("look for due summaries") { db in try anyDue(db, user: user, upTo: t) }
     }
 
+    /// From the cached queue, else from the index alone (the queue's rows are not read: a
+    /// command that only asks, such as `hush status`, reads them itself).
     private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
-        try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
+        if let queue = try withUser(db, user, { $0.queue }) {
+            return queue.contains { SummaryQueue.isDue($0, upTo: t) }
+        }
+        return try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
     }
 
     /// Takes the due summaries from the queue inside the caller's transaction.
     private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
-        let queue = try queue(db, user: user)
-        let due = queue.filter { SummaryQueue.isDue($0.notification, upTo: t) }.map(\.seq)
-        for seq in due { try execute(db, sql: Self.deleteQueuedBySeq, [seq.databaseValue]) }
-        return SummaryQueue.dueBatches(of: queue.map(\.notification), user: user, upTo: t)
+        let queue = try cachedQueue(db, user)
+        for n in queue where SummaryQueue.isDue(n, upTo: t) {
+            try execute(db, sql: Self.deleteQueued, [user.databaseValue, n.app.databaseValue, n.id.databaseValue])
+        }
+        noteWrite(user) { cached in cached.queue?.removeAll { SummaryQueue.isDue($0, upTo: t) } }
+        return SummaryQueue.dueBatches(of: queue, user: user, upTo: t)
     }
 
     package func setManualFocus(user: String, _ focus: ManualFocus?) throws {
         try write("set the manual focus") { db in
+            try dropUsersOthersChanged(db)
             if let focus {
                 try ManualFocusRow(user: user, focus: focus).upsert(db)
             } else {
                 try ManualFocusRow.deleteOne(db, key: user)
             }
+            noteWrite(user) { $0.manualFocus = .some(focus) }
         }
     }
 
@@ -241,12 +257,14 @@ public final class SQLiteStateStore: StateStore {
     /// Also forgets the events older than `t` that every webhook has acknowledged
     /// (`SQLiteStateStore+Service.swift`).
     package func prune(before t: Double) throws {
-        digestCache.clear()
+        userCache.clear()
         try write("prune") { db in
             try DeliveredRow.filter(N.date < t).deleteAll(db)
             try ArrivalRow.filter(N.date < t).deleteAll(db)
             try CallRow.filter(CallRow.Columns.date < t).deleteAll(db)
             try pruneEvents(db, before: t)
+            // Every user's rows may have changed: other connections drop them all.
+            try db.execute(sql: Self.stampEveryUser)
         }
     }
 
@@ -270,13 +288,16 @@ public final class SQLiteStateStore: StateStore {
         do {
             try dbQueue.write { db in
                 began = true
-                try writing(on: db) { _ in result = body() }
+                try writing(on: db) { db in
+                    result = body()
+                    try stampWrittenUsers(db)
+                }
             }
         } catch {
-            digestCache.clear()
+            userCache.clear()
+            userCache.written.removeAll()
             guard began else { throw Error.failed(path: path, action: "begin a batch of writes", reason: "\(error)") }
             // What the caches learnt from the undone writes is forgotten with them.
-            rowCache = RowCache()
             retentionBook = [:]
             throw Error.failed(path: path, action: "commit a batch of writes", reason: "\(error)")
         }
@@ -290,15 +311,28 @@ public final class SQLiteStateStore: StateStore {
     func write<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         do {
             if let db = writingDatabase { return try inSavepoint(db, body) }
-            return try dbQueue.write { db in try writing(on: db, body) }
+            return try dbQueue.write { db in
+                try writing(on: db) { db in
+                    let result = try body(db)
+                    try stampWrittenUsers(db)
+                    return result
+                }
+            }
         } catch let error as Error {
-            // What the digests learnt from the undone writes is forgotten with them.
-            digestCache.clear()
+            forgetUndoneWrites()
             throw error
         } catch {
-            digestCache.clear()
+            forgetUndoneWrites()
             throw Error.failed(path: path, action: action, reason: "\(error)")
         }
+    }
+
+    /// What the user cache learnt from undone writes is forgotten with them: every user (they are
+    /// loaded again from the file). Inside a batch, the users written before stay marked written.
+    private func forgetUndoneWrites() {
+        let written = userCache.written
+        userCache.clear()
+        if isWriting { userCache.written = written } else { userCache.written.removeAll() }
     }
 
     /// Runs `body` with `db`, the connection of the transaction just begun, as `writingDatabase`.
@@ -306,7 +340,7 @@ public final class SQLiteStateStore: StateStore {
         writingDatabase = db
         defer {
             writingDatabase = nil
-            digestCache.checkedWhileWriting = false
+            userCache.checkedWhileWriting = false
         }
         return try body(db)
     }
@@ -320,10 +354,10 @@ public final class SQLiteStateStore: StateStore {
         guard db.isInsideTransaction else {
             throw RawSQLiteError(description: "the transaction of the batch was rolled back")
         }
-        try execute(db, sql: "SAVEPOINT hush_write", [])
+        try execute(db, .savepoint, [])
         do {
             let result = try body(db)
-            try execute(db, sql: "RELEASE hush_write", [])
+            try execute(db, .release, [])
             return result
         } catch {
             try? execute(db, sql: "ROLLBACK TO hush_write", [])

@@ -127,34 +127,6 @@ struct DeliveredRow: StateRecord {
     }
 }
 
-/// Which `delivered` row (`seq`) and which version of it (`rev`): a group's members are listed
-/// this way from the covering index, and decoded only when not in the row cache.
-struct DeliveredRowVersion: StateRecord {
-    static let databaseTableName = DeliveredRow.databaseTableName
-    static var selection: [any ColumnExpression] { [DeliveredRow.Columns.seq, DeliveredRow.Columns.rev] }
-
-    var seq: Int64
-    var rev: Int64
-
-    init(columns c: inout ColumnReader<some ColumnSource>) throws {
-        seq = try c.requiredInteger(DeliveredRow.Columns.seq)
-        rev = try c.requiredInteger(DeliveredRow.Columns.rev)
-    }
-}
-
-/// The group a `delivered` row is in (nil: none), to keep the group digests right before it is
-/// replaced or removed.
-struct DeliveredGroupMembership: StateRecord {
-    static let databaseTableName = DeliveredRow.databaseTableName
-    static var selection: [any ColumnExpression] { [NotificationColumn.groupID] }
-
-    var groupID: String?
-
-    init(columns c: inout ColumnReader<some ColumnSource>) throws {
-        groupID = try c.text(NotificationColumn.groupID)
-    }
-}
-
 /// A row that is a notification and its `seq`: `queue` and `arrivals` have the same columns.
 protocol SequencedNotificationRow: StateRecord {
     var notification: StoredNotification { get }

@@ -41,7 +41,8 @@ final class StateRecordsTests: XCTestCase {
                     AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
                     """)
             XCTAssertEqual(
-                Set(tables), Set(["delivered", "queue", "arrivals"] + others.map { $0.databaseTableName }),
+                Set(tables),
+                Set(["delivered", "queue", "arrivals", "user_versions"] + others.map { $0.databaseTableName }),
                 "a table without a record")
         }
     }

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import HushCore
+import XCTest
+
+@testable import HushState
+
+/// Each connection keeps the users it read in memory: what another connection (another process,
+/// another `--jobs` worker) commits must show at the next read, and a write that is undone must
+/// leave nothing behind in memory.
+final class SQLiteStateStoreUserCacheTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    func testChangesByAnotherConnectionShowThroughTheCache() throws {
+        let path = directory.path("state.sqlite")
+        let reader = try SQLiteStateStore(path: path)
+        let writer = try SQLiteStateStore(path: path)
+        try writer.apply((0..<5).map { .deliver(note("m\($0)", date: t0 + Double($0), group: "g")) })
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m0", "m1", "m2", "m3", "m4"])
+        XCTAssertNotNil(reader.userCache.users["u"])
+
+        // Replaced in place (same seq): the new content, not the cached one.
+        try writer.apply([.deliver(note("m1", date: t0 + 10, title: "edited", group: "g"))])
+        XCTAssertEqual(
+            try reader.groupMembers(user: "u", groupID: "g").map(\.title),
+            ["title m0", "edited", "title m2", "title m3", "title m4"])
+        // Moved, pruned, and a new row that may reuse a deleted row's seq.
+        try writer.apply([.deliver(note("m4", date: t0 + 11, group: "h"))])
+        try writer.prune(before: t0 + 1)
+        try writer.apply([.deliver(note("m5", date: t0 + 12, title: "new", group: "g"))])
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m1", "m2", "m3", "m5"])
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").last?.title, "new")
+        XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "h").map(\.id), ["m4"])
+        XCTAssertEqual(try reader.groupDigest(user: "u", groupID: "g")?.memberCount, 4)
+        try writer.setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0))
+        XCTAssertEqual(try reader.manualFocus(user: "u")?.name, "Sleep")
+    }
+
+    /// Another connection's write to one user drops that user alone; the next batch of this
+    /// connection sees it.
+    func testAnotherConnectionsWriteIsSeenByTheNextBatchAndDropsOnlyItsUser() throws {
+        let path = directory.path("state.sqlite")
+        let mine = try SQLiteStateStore(path: path)
+        let other = try SQLiteStateStore(path: path)
+        try mine.apply([.deliver(note("a", user: "u", date: t0)), .deliver(note("b", user: "v", date: t0))])
+        try mine.batch {
+            XCTAssertEqual(try? mine.recent(user: "u", since: 0).map(\.id), ["a"])
+            XCTAssertEqual(try? mine.recent(user: "v", since: 0).map(\.id), ["b"])
+        }
+        try other.apply([.enqueue(note("c", user: "v", date: t0 + 1, summaryAt: t0 + 60))])
+        try mine.batch {
+            XCTAssertEqual(try? mine.queued(user: "v", app: "com.example.chat", id: "c")?.id, "c")
+            XCTAssertEqual(try? mine.hasDueSummaries(user: "v", upTo: t0 + 60), true)
+        }
+        XCTAssertNotNil(mine.userCache.users["u"], "a user nobody else wrote stays in memory")
+        // Our own writes are not taken for another's.
+        try mine.apply([.deliver(note("d", user: "u", date: t0 + 2))])
+        try other.apply([.deliver(note("e", user: "v", date: t0 + 3))])
+        XCTAssertEqual(try mine.recent(user: "u", since: 0).map(\.id), ["a", "d"])
+        XCTAssertNotNil(mine.userCache.users["u"])
+        XCTAssertEqual(try mine.recent(user: "v", since: 0).map(\.id), ["b", "c", "e"])
+        XCTAssertEqual(try other.recent(user: "u", since: 0).map(\.id), ["a", "d"])
+    }
+
+    /// A write of this store to a user another connection changed meanwhile must not keep the
+    /// stale copy (and stamp it as the file's).
+    func testOwnWriteAfterAnotherConnectionsWriteKeepsBoth() throws {
+        let path = directory.path("state.sqlite")
+        let mine = try SQLiteStateStore(path: path)
+        let other = try SQLiteStateStore(path: path)
+        XCTAssertEqual(try mine.groupMembers(user: "u", groupID: "g"), [])
+        XCTAssertEqual(try mine.recent(user: "u", since: 0), [])
+        try other.apply([.deliver(note("theirs", date: t0, group: "g"))])
+        try mine.apply([.deliver(note("mine", date: t0 + 1, group: "g"))])
+        XCTAssertEqual(try mine.groupMembers(user: "u", groupID: "g").map(\.id), ["theirs", "mine"])
+        XCTAssertEqual(try mine.recent(user: "u", since: 0).map(\.id), ["theirs", "mine"])
+    }
+
+    /// A batch that cannot commit leaves no trace in memory: every read answers what the file holds.
+    func testAFailedCommitLeavesNoPhantomState() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        try store.apply([.deliver(note("kept", date: t0, group: "g"))])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
+        // A trigger that makes the commit fail: deferred foreign keys are checked at the commit.
+        try store.dbQueue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE block (x INTEGER REFERENCES parent(y) DEFERRABLE INITIALLY DEFERRED);
+                    CREATE TABLE parent (y INTEGER PRIMARY KEY);
+                    CREATE TRIGGER fail AFTER INSERT ON arrivals WHEN new.id = 'phantom'
+                    BEGIN INSERT INTO block VALUES (1); END;
+                    """)
+        }
+        XCTAssertThrowsError(
+            try store.batch {
+                let applied = (try? store.apply([.deliver(note("phantom", date: t0 + 1, group: "g"))])) != nil
+                XCTAssertTrue(applied)
+                XCTAssertEqual(try? store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept", "phantom"])
+            })
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
+        XCTAssertEqual(try store.groupDigest(user: "u", groupID: "g")?.memberCount, 1)
+        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "phantom"))
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["kept"])
+    }
+
+    /// A write undone inside a batch (its savepoint rolled back) is undone in memory too.
+    func testAFailedWriteInsideABatchIsUndoneInMemory() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        try store.apply([.deliver(note("kept", date: t0, group: "g"))])
+        try store.dbQueue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER fail AFTER INSERT ON arrivals WHEN new.id = 'bad'
+                    BEGIN SELECT RAISE(ABORT, 'refused'); END;
+                    """)
+        }
+        try store.batch {
+            let refused =
+                (try? store.apply([
+                    .withdraw(user: "u", app: "com.example.chat", id: "kept"), .enqueue(note("bad", date: t0)),
+                ])) == nil
+            XCTAssertTrue(refused)
+            XCTAssertEqual(try? store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
+        }
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["kept"])
+    }
+
+    /// A v2 file (before the user versions) opens, and its users are known to other connections.
+    func testAV2FileGainsAVersionForEveryUser() throws {
+        let path = directory.path("v2.sqlite")
+        do {
+            let v2 = try DatabaseQueue(path: path)
+            try SQLiteStateStore.migrator.migrate(v2, upTo: "v2")
+            try v2.write { db in
+                try db.execute(
+                    sql: "INSERT INTO manual_focus (user, name, since) VALUES ('old', 'Sleep', ?)", arguments: [t0])
+            }
+            try v2.close()
+        }
+        let store = try SQLiteStateStore(path: path)
+        XCTAssertEqual(try store.manualFocus(user: "old")?.name, "Sleep")
+        try store.dbQueue.read { db in
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT user FROM user_versions"), ["old"])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 3)
+        }
+        let other = try SQLiteStateStore(path: path)
+        try other.prune(before: t0)
+        try other.setManualFocus(user: "old", nil)
+        XCTAssertNil(try store.manualFocus(user: "old"))
+    }
+}
