@@ -31,7 +31,7 @@ struct Evaluate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Threads deciding notifications (default: the machine's cores); each user's are decided by one, and the output stays in input order.",
+            "Threads deciding notifications (default: the machine's cores with --ephemeral, else 1); each user's are decided by one, and the output stays in input order.",
             valueName: "n"))
     var jobs: Int?
 
@@ -45,8 +45,10 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
-        // One thread (`--jobs 1`, or one core) keeps the path below, which starts no thread.
-        let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        // One thread (`--jobs 1`, or one core) keeps the path below, which starts no thread. A
+        // state file's threads take its write lock in turn and each keeps its own copy of the
+        // users it met, so there threads cost memory and gain little: more only when asked for.
+        let jobs = self.jobs ?? (state.ephemeral ? ProcessInfo.processInfo.activeProcessorCount : 1)
         if jobs > 1 {
             try ParallelEvaluate(engine: engine, context: context, state: state, explain: explain, jobs: jobs)
                 .run(input)
