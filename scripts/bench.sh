@@ -41,6 +41,9 @@ case "$SCRATCH" in
   *) HARNESS_SCRATCH="Benchmarks/$SCRATCH" ;;
 esac
 
+# The anchors and load tools (lua5.4, wrk, valgrind, GNU time), installed where missing.
+bash scripts/setup.sh --bench >&2
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:/opt/swift/bin:$PATH"
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench.sh: $1 is needed ($2)" >&2; exit 2; }; }
 need swift "the Swift toolchain"
 need python3 "for the generator and the Python floor"

@@ -9,6 +9,14 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 # The PostgreSQL state store's tests run a private PostgreSQL cluster (scripts/test-postgres.sh).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# `setup.sh --bench` (scripts/bench.sh calls it): the anchors and load tools of the benchmark.
+if [ "${1:-}" = "--bench" ]; then
+  command -v lua5.4 >/dev/null 2>&1 || need+=(lua5.4)
+  command -v wrk >/dev/null 2>&1 || need+=(wrk)
+  command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+  [ -x /usr/bin/time ] || need+=(time)
+  command -v python3 >/dev/null 2>&1 || need+=(python3)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
