@@ -96,12 +96,15 @@ callgrind() {
     echo "bench-instructions.sh: $name failed under callgrind:" >&2; tail -5 "$WORK/$name.err" >&2; return 1
   }
 }
+# One thread, so that binaries with and without `--jobs` count the same work.
+JOBS=()
+if "$BIN" eval --help 2>/dev/null | grep -q -- '--jobs'; then JOBS=(--jobs 1); fi
 eval_run() { # NAME INPUT MODE
   local name=$1 input=$2 mode=$3
   if [ "$mode" = ephemeral ]; then
-    callgrind "$name" "$WORK/hush" eval --ephemeral --policy "$POLICY" --context "$CONTEXT" "$input"
+    callgrind "$name" "$WORK/hush" eval "${JOBS[@]}" --ephemeral --policy "$POLICY" --context "$CONTEXT" "$input"
   else
-    callgrind "$name" "$WORK/hush" eval --state "$WORK/$name.sqlite" --policy "$POLICY" --context "$CONTEXT" "$input"
+    callgrind "$name" "$WORK/hush" eval "${JOBS[@]}" --state "$WORK/$name.sqlite" --policy "$POLICY" --context "$CONTEXT" "$input"
   fi
 }
 

@@ -225,7 +225,10 @@ package final class ParallelEvaluation: @unchecked Sendable {
                     return ""
                 }
                 do {
-                    let envelope = try Envelope.decode(json, fallbackID: placeholder())
+                    // A document over several lines has no one line's length: measured in full.
+                    let envelope = try Envelope.decode(
+                        json, fallbackID: placeholder(),
+                        sourceByteCount: line.document == nil ? line.end - line.start : nil)
                     slots[i] = .toDecide(
                         envelope, worker: Self.worker(of: envelope.user, among: workers.count), generated: 0)
                 } catch {
