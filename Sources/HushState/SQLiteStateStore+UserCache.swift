@@ -206,33 +206,33 @@ extension SQLiteStateStore {
     }
 
     func cachedQueue(_ db: Database, _ user: String) throws -> [StoredNotification] {
-        try withUser(db, user) { cached in
-            if let queue = cached.queue { return queue }
-            let queue = try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue]).map(\.notification)
-            cached.queue = queue
-            cachedRows += queue.count
-            return queue
+        try cachedList(db, user, \.queue) {
+            try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue]).map(\.notification)
         }
     }
 
     func cachedArrivals(_ db: Database, _ user: String) throws -> [StoredNotification] {
-        try withUser(db, user) { cached in
-            if let arrivals = cached.arrivals { return arrivals }
-            let arrivals = try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue])
-                .map(\.notification)
-            cached.arrivals = arrivals
-            cachedRows += arrivals.count
-            return arrivals
+        try cachedList(db, user, \.arrivals) {
+            try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue]).map(\.notification)
         }
     }
 
     func cachedCalls(_ db: Database, _ user: String) throws -> [CallRecord] {
+        try cachedList(db, user, \.calls) {
+            try fetchAll(CallRow.self, db, sql: Self.selectUserCalls, [user.databaseValue]).map(\.call)
+        }
+    }
+
+    /// One of the user's lists, read from the file the first time it is asked for.
+    private func cachedList<Item>(
+        _ db: Database, _ user: String, _ part: WritableKeyPath<CachedUser, [Item]?>, read: () throws -> [Item]
+    ) throws -> [Item] {
         try withUser(db, user) { cached in
-            if let calls = cached.calls { return calls }
-            let calls = try fetchAll(CallRow.self, db, sql: Self.selectUserCalls, [user.databaseValue]).map(\.call)
-            cached.calls = calls
-            cachedRows += calls.count
-            return calls
+            if let list = cached[keyPath: part] { return list }
+            let list = try read()
+            cached[keyPath: part] = list
+            cachedRows += list.count
+            return list
         }
     }
 
