@@ -9,6 +9,9 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 # The PostgreSQL state store's tests run a private PostgreSQL cluster (scripts/test-postgres.sh).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The pictures' tests open the pages in headless Chromium (scripts/browser.py drives it with python3).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 # `setup.sh --bench` (scripts/bench.sh calls it): the anchors and load tools of the benchmark.
 if [ "${1:-}" = "--bench" ]; then
   command -v lua5.4 >/dev/null 2>&1 || need+=(lua5.4)

@@ -1,4 +1,5 @@
 package import HushCore
+import HushJSON
 import HushState
 
 /// A replay of a time-ordered stream: decisions, scheduled summaries as they fall due (with the
@@ -16,6 +17,26 @@ package enum SimulationEvent: Sendable {
         case .focus(let change): change.at
         case .invalid: nil
         }
+    }
+}
+
+extension SimulationEvent {
+    /// The event as `hush simulate --json` prints it, one line without its line ending.
+    package func jsonLine(clock: ZoneClock) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        switch self {
+        case .notification(let at, _, let decision):
+            w.raw("{\"event\":\"notification\",\"at\":"); w.writeString(clock.format(at))
+            w.raw(",\"decision\":"); decision.write(to: &w)
+            w.raw("}")
+        case .summary(let delivery):
+            HushEvent.summary(delivery).write(to: &w, clock: clock)
+        case .focus(let change):
+            HushEvent.focus(change).write(to: &w, clock: clock)
+        case .invalid(let line, let message):
+            return ErrorLine.make(line, message)
+        }
+        return w.bytes
     }
 }
 

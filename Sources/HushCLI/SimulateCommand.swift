@@ -3,6 +3,8 @@ import Foundation
 import Hush
 import HushCore
 import HushJSON
+import HushPolicy
+import HushState
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,6 +16,11 @@ struct SimulateCommand: ParsableCommand {
             (notifications in summary order; title and body null when the app's previews are hidden; \
             dropped: expired before the summary), {"event":"focus","user":U,"at":T,"focus":NAME|null,"reason":…}. \
             Summaries due up to --until (default: the end of the last notification's day) are delivered.
+            With --html FILE, one self-contained page instead of the text: per user a timeline with a row \
+            per day, focus bands, a mark per notification (hover for its decision), the summaries as \
+            delivered and counts per app and per focus. --compare POLICY draws a second policy beside \
+            the first and lists every notification whose outcome changed; both replay in memory from \
+            empty state.
             """)
 
     @OptionGroup var policy: PolicyOptions
@@ -27,9 +34,27 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Deliver summaries due up to this time (RFC 3339).", valueName: "time")) var until:
         RFC3339Time?
     @Flag(help: "Print JSON Lines events.") var json = false
+    @Option(
+        help: ArgumentHelp("Write the simulation as one HTML page to this file (- for stdout).", valueName: "file"),
+        completion: .file())
+    var html: String?
+    @Option(
+        help: ArgumentHelp(
+            "With --html: a second policy file or directory to replay the same stream with, side by side.",
+            valueName: "policy"), completion: .file())
+    var compare: String?
     @Argument(help: "The notifications: a file, or - / nothing for stdin.", completion: .file()) var input: String?
 
+    func validate() throws {
+        if compare != nil && html == nil { throw ValidationError("--compare needs --html FILE to draw the two sides") }
+        if compare != nil && state.statePath != nil {
+            throw ValidationError("--compare replays both policies in memory from empty state; leave out --state")
+        }
+        if html == "-" && json { throw ValidationError("--html - and --json would both write to standard output") }
+    }
+
     func run() throws {
+        if html != nil { return try drawPage() }
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
         let store = try state.store()
@@ -54,22 +79,67 @@ struct SimulateCommand: ParsableCommand {
         if invalid > 0 { throw ExitCode(1) }
     }
 
-    static func json(_ event: SimulationEvent, clock: ZoneClock) -> [UInt8] {
-        var w = JSONWriter(capacity: 512)
-        switch event {
-        case .notification(let at, _, let decision):
-            w.raw("{\"event\":\"notification\",\"at\":"); w.writeString(clock.format(at))
-            w.raw(",\"decision\":"); decision.write(to: &w)
-            w.raw("}")
-        case .summary(let delivery):
-            HushEvent.summary(delivery).write(to: &w, clock: clock)
-        case .focus(let change):
-            HushEvent.focus(change).write(to: &w, clock: clock)
-        case .invalid(let line, let message):
-            return ErrorLine.make(line, message)
+    /// `--html`: the page, with `--json` events still printed as they happen.
+    func drawPage() throws {
+        let engine = try policy.engine()
+        let first = try engine.makeSession(storing: compare == nil ? state.store() : InMemoryStateStore())
+        // Read once, by the first side's session (which numbers generated ids): both sides see
+        // the same notifications under the same ids.
+        var items: [(line: Int, result: Result<Envelope, InputError>)] = []
+        try LineStream(bytes: InputFile.read(input)).forEachLine { line, number in
+            let decoded = Result { () throws(LineError) in try first.envelope(fromLine: line, number: number) }
+            items.append((number, decoded.mapError(\.reason)))
         }
-        return w.bytes
+        var invalid = 0
+        let context = try ContextFile.load(contextPath, for: engine.policy)
+        let clock = first.clock(for: context)
+        let picture = try first.picture(items, context: context, until: until?.seconds) { event in
+            if case .invalid = event { invalid += 1 }
+            if json { Output.write(Self.json(event, clock: clock)) }
+        }
+        let side = SimulationPage.Side(title: Self.title(policy.policies), picture: picture)
+        var page = SimulationPage(side)
+        if let compare {
+            let sources: [PolicySource]
+            do {
+                sources = try PolicyFiles.sources(paths: [compare])
+            } catch {
+                Output.error("hush: \(error)")
+                throw ExitCode(2)
+            }
+            let other = try PolicyOptions.engine(sources: sources)
+            let otherContext = try ContextFile.load(contextPath, for: other.policy)
+            let session = try other.makeSession(storing: InMemoryStateStore())
+            let otherPicture = try session.picture(items, context: otherContext, until: until?.seconds)
+            page = SimulationPage(side, comparedWith: SimulationPage.Side(title: compare, picture: otherPicture))
+        }
+        let bytes = Array(page.render().utf8)
+        if html == "-" {
+            Output.writeRaw(bytes)
+            Output.flush()
+        } else if let html {
+            Output.flush()
+            guard FileManager.default.createFile(atPath: html, contents: Data(bytes)) else {
+                Output.error("hush: \(html): cannot be written")
+                throw ExitCode(2)
+            }
+            let marks = picture.users.reduce(0) { $0 + $1.marks.count }
+            Output.error(
+                "hush: wrote \(html): \(Self.count(picture.users.count, "user")), \(Self.count(marks, "notification")), "
+                    + Self.count(picture.days.count, "day") + (compare == nil ? "" : ", \(page.changed.count) changed"))
+        }
+        if invalid > 0 { throw ExitCode(1) }
     }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// What a side of the page is called: its policy files, or the one Hush uses without any.
+    static func title(_ paths: [String]) -> String {
+        if !paths.isEmpty { return paths.joined(separator: " + ") }
+        return PolicyFiles.userPolicyPath() ?? "the built-in default policy"
+    }
+
+    static func json(_ event: SimulationEvent, clock: ZoneClock) -> [UInt8] { event.jsonLine(clock: clock) }
 }
 
 /// The day as a person would read it.
