@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The live page at `/` of `hush serve`, rendered on the server.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         // `--state postgres://…`: state shared by several `hush serve` instances (docs/scaling.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation --target Hush` (the DocC catalog in Sources/Hush/Hush.docc).
@@ -77,6 +79,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Mustache", package: "swift-mustache"),
         ], swiftSettings: strictness),
         .executableTarget(name: "HushCLI", dependencies: ["Hush", "HushServer",
                                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),

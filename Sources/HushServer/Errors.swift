@@ -83,7 +83,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func methods(for path: String) -> [String]? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         switch parts.count {
-        case 2 where parts[1] == "healthz" || parts[1] == "metrics": return ["GET"]
+        case 2 where parts[1] == "healthz" || parts[1] == "metrics" || parts[1] == "": return ["GET"]
         case 3 where parts[1] == "v1" && parts[2] == "notifications": return ["POST"]
         case 3 where parts[1] == "v1" && parts[2] == "events": return ["GET"]
         case 5 where parts[1] == "v1" && parts[2] == "users" && !parts[3].isEmpty:

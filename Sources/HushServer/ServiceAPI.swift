@@ -15,6 +15,7 @@ struct ServiceAPI: Sendable {
     let configuration: ServerConfiguration
     /// The `GET /v1/events` streams open (at most `configuration.maxEventClients`).
     let eventStreams = StreamSlots()
+    let liveView = LivePageView()
 
     func addRoutes(to router: Router<BasicRequestContext>) {
         router.post("/v1/notifications") { request, context in try await decide(request, context) }
@@ -91,7 +92,8 @@ struct ServiceAPI: Sendable {
             }
             return Response(status: .noContent)
         }
-        router.get("/v1/events") { request, context in events(request) }
+        router.get("/v1/events") { request, context in try events(request) }
+        router.get("/") { request, context in try await livePage(request) }
         router.get("/healthz") { _, _ in
             Self.response(.ok, json: Array("{\"status\":\"ok\"}".utf8))
         }
@@ -125,7 +127,17 @@ struct ServiceAPI: Sendable {
 
     /// Server-Sent Events: every event recorded from now on (or, with `Last-Event-ID`, after
     /// that one), `?user=` only that user's; a comment every 15 s keeps idle connections open.
-    private func events(_ request: Request) -> Response {
+    private func events(_ request: Request) throws -> Response {
+        // `?after=SEQ` is `Last-Event-ID` for clients that cannot set headers (the live page's
+        // EventSource); the header wins, as it is what a reconnecting client sends.
+        var resumeAfter = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        if resumeAfter == nil, let after = request.uri.queryParameters.get("after") {
+            guard let seq = Int64(after), seq >= 0 else {
+                throw APIError(.badRequest, "after: must be an event id (a whole number, 0 or more)", field: "after")
+            }
+            resumeAfter = seq
+        }
+        let lastID = resumeAfter
         // Each stream holds a connection and a task for as long as the client stays: beyond the
         // cap, clients are told to come back rather than piling up.
         guard let slot = eventStreams.take(limit: configuration.maxEventClients) else {
@@ -138,7 +150,6 @@ struct ServiceAPI: Sendable {
             return response
         }
         let user = request.uri.queryParameters.get("user").map { String($0) }
-        let lastID = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         let worker = self.worker
         let feed = self.feed
         let request = request
@@ -194,6 +205,27 @@ struct ServiceAPI: Sendable {
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: body)
+    }
+
+    // MARK: - The live page
+
+    private func livePage(_ request: Request) async throws -> Response {
+        let user = request.uri.queryParameters.get("user").map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let now = clock.now()
+        let limit = 50
+        let page = try await worker.perform { core throws(ServiceCore.Refusal) in
+            try core.livePage(only: user, now: now, userLimit: limit)
+        }
+        let html = liveView.render(page, user: user, userLimit: limit)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                // Nothing but this page's own style and script, and its own event stream.
+                .contentSecurityPolicy:
+                    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     // MARK: - Helpers

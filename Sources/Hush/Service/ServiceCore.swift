@@ -337,14 +337,33 @@ package final class ServiceCore {
 
     /// `GET /v1/users/{user}/status`, as `hush status --json`.
     package func status(user: String, now: Double) throws(Refusal) -> [UInt8] {
+        try statusReport(user: user, now: now).json()
+    }
+
+    /// The status of `user` at `now`, once what fell due by then is delivered.
+    func statusReport(user: String, now: Double) throws(Refusal) -> UserStatus {
         try guarded("read the status") {
             // A user is made by their first notification, not by being looked at.
             try refresh(user)
             if try (shared ? store.scheduleMark(user: user) : marks[user]) != nil {
                 try advance(user: user, to: now, session: nil)
             }
-            return try session(for: user).status(user: user, at: now, context: context).json()
+            return try session(for: user).status(user: user, at: now, context: context)
         }
+    }
+
+    /// Every user the store knows.
+    func knownUsers() throws(Refusal) -> [String] {
+        try guarded("read the users") { try store.knownUsers() }
+    }
+
+    /// The name `user`'s policy gives `app`.
+    func appName(_ app: String, for user: String) -> String { engine(for: user).pipeline.settings(for: app).name }
+
+    /// The server policy's clock: the time zone of `--context`, else of the policy.
+    var serverClock: ZoneClock {
+        // No user has the empty name (the API refuses it): this is the server policy's session.
+        (try? session(for: "")).map { $0.clock(for: context) } ?? serverEngine.pipeline.defaultClock
     }
 
     /// `PUT /v1/users/{user}/focus` with `{"focus": name or null, "until": RFC 3339 or null,
