@@ -26,7 +26,8 @@ from collections import defaultdict
 # deinitializers (`fD`/`fd`), which run from swift_release wherever the last reference goes.
 COMPONENTS = [
     ("parse", r"^\$s8HushJSON10JSONParserO5parse"),
-    ("decode", r"^\$s8HushCore8EnvelopeV6decode_"),
+    # The fast reader (Envelope.read) parses and decodes in one pass: counted as decode.
+    ("decode", r"^\$s8HushCore8EnvelopeV(6decode_|4read)"),
     ("rules", r"^\$s10HushPolicy0B11InterpreterC8runRules"),
     ("store", r"^\$s9HushState(08InMemoryB5Store|06SQLiteB5Store)C(?!.*f[Dd]$)"),
     ("write", r"^\$s8HushCore8DecisionV5write2to"),

@@ -25,14 +25,39 @@ package enum StreamInput {
         _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>, _ byteCount: Int) throws -> Void,
         beforeReading: () throws -> Void = {}
     ) throws {
+        try forEachItem(
+            in: lines,
+            { number, item in
+                switch item {
+                case .line(let line): try body(number, parse(line), line.count)
+                case .parsed(let document, let byteCount): try body(number, document, byteCount)
+                }
+            }, beforeReading: beforeReading)
+    }
+
+    /// What the input holds at one line number: the line's bytes (valid only during the call), or
+    /// the value parsed from it already (line 1, parsed to find out what the input is, or one
+    /// document over several lines) with the length of its text.
+    package enum Item {
+        case line(UnsafeRawBufferPointer)
+        case parsed(Result<JSONValue, JSONError>, byteCount: Int)
+    }
+
+    /// As `forEachDocument(in:_:beforeReading:)`, leaving each line but the first unparsed: a
+    /// reader that decodes a line straight from its bytes does not build its tree.
+    package static func forEachItem(
+        in lines: LineStream,
+        _ body: (_ number: Int, _ item: Item) throws -> Void,
+        beforeReading: () throws -> Void = {}
+    ) throws {
         guard let firstLine = try lines.peekFirstLine() else { return }
         // A blank line is not handed out by the splitter, so it has nothing to parse.
         let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
         func eachLine(_ line: UnsafeRawBufferPointer, _ number: Int) throws {
             if number == 1, let first {
-                try body(number, first, line.count)
+                try body(number, .parsed(first, byteCount: line.count))
             } else {
-                try body(number, parse(line), line.count)
+                try body(number, .line(line))
             }
         }
         guard mayBeginDocument(first, length: firstLine.count) else {
@@ -44,7 +69,7 @@ package enum StreamInput {
             wholeByteCount = whole.count
             return singleDocument(whole)
         }) {
-            try body(1, .success(document), wholeByteCount)
+            try body(1, .parsed(.success(document), byteCount: wholeByteCount))
         } else {
             try lines.forEachLine(eachLine)
         }
@@ -69,7 +94,7 @@ package enum StreamInput {
         return document
     }
 
-    static func parse(_ line: UnsafeRawBufferPointer) -> Result<JSONValue, JSONError> {
+    package static func parse(_ line: UnsafeRawBufferPointer) -> Result<JSONValue, JSONError> {
         Result { () throws(JSONError) in try JSONParser.parse(line) }
     }
 }
@@ -83,17 +108,19 @@ extension Session {
         _ body: (_ number: Int, _ envelope: Result<Envelope, LineError>) throws -> Void,
         beforeReading: () throws -> Void = {}
     ) throws {
-        try StreamInput.forEachDocument(
+        try StreamInput.forEachItem(
             in: input,
-            { number, document, byteCount in
-                switch document {
-                case .success(let json):
+            { number, item in
+                switch item {
+                case .line(let line):
+                    try body(number, Result { () throws(LineError) in try envelope(fromLine: line, number: number) })
+                case .parsed(.success(let json), let byteCount):
                     try body(
                         number,
                         Result { () throws(LineError) in
                             try envelope(from: json, number: number, sourceByteCount: byteCount)
                         })
-                case .failure(let error): try body(number, .failure(LineError(line: number, error)))
+                case .parsed(.failure(let error), _): try body(number, .failure(LineError(line: number, error)))
                 }
             }, beforeReading: beforeReading)
     }

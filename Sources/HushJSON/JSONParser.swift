@@ -587,89 +587,11 @@ package struct _JSONScanner: ~Copyable {
     static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
     /// Parses a number starting at `pos` ('-' or a digit).
+    @inline(__always)
     mutating func parseNumber() throws(JSONError) -> Double {
-        let start = pos
-        var i = pos
-        let negative = p[i] == 0x2D
-        if negative {
-            i &+= 1
-            guard i < end, Self.isDigit(p[i]) else { throw input.errorNumber("expected digit after '-'", at: i) }
-        }
-
-        var mantissa: UInt64 = 0
-        var significant = 0  // significant digits taken into `mantissa`
-        var truncated = false  // more than 19 significant digits
-        var exponent = 0
-
-        if p[i] == 0x30 {
-            i &+= 1
-            if i < end && Self.isDigit(p[i]) {
-                throw input.errorNumber("leading zero in number", at: i &- 1)
-            }
-        } else {
-            repeat {
-                let d = UInt64(p[i] &- 0x30)
-                if significant < 19 {
-                    mantissa = mantissa &* 10 &+ d
-                    significant &+= 1
-                } else {
-                    truncated = true
-                }
-                i &+= 1
-            } while i < end && Self.isDigit(p[i])
-        }
-
-        if i < end && p[i] == 0x2E {  // .
-            i &+= 1
-            guard i < end, Self.isDigit(p[i]) else {
-                throw input.errorNumber("expected digit after decimal point", at: i)
-            }
-            repeat {
-                let d = UInt64(p[i] &- 0x30)
-                if significant < 19 {
-                    mantissa = mantissa &* 10 &+ d
-                    if mantissa != 0 { significant &+= 1 }
-                    exponent &-= 1
-                } else {
-                    truncated = true
-                }
-                i &+= 1
-            } while i < end && Self.isDigit(p[i])
-        }
-
-        if i < end && (p[i] | 0x20) == 0x65 {  // e E
-            i &+= 1
-            var expNegative = false
-            if i < end && (p[i] == 0x2B || p[i] == 0x2D) {
-                expNegative = p[i] == 0x2D
-                i &+= 1
-            }
-            guard i < end, Self.isDigit(p[i]) else {
-                throw input.errorNumber("expected digit in exponent", at: i)
-            }
-            var e = 0
-            repeat {
-                if e < 1_000_000 { e = e &* 10 &+ Int(p[i] &- 0x30) }
-                i &+= 1
-            } while i < end && Self.isDigit(p[i])
-            exponent &+= expNegative ? -e : e
-        }
-        pos = i
-
-        if !truncated {
-            if mantissa == 0 { return negative ? -0.0 : 0.0 }
-            // Clinger's fast path: mantissa and 10^|e| are exact, one rounding.
-            if mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
-                var d = Double(mantissa)
-                if exponent < 0 {
-                    d /= Self.powersOfTen[-exponent]
-                } else {
-                    d *= Self.powersOfTen[exponent]
-                }
-                return negative ? -d : d
-            }
-        }
-        return try input.slowNumber(from: start, to: i)
+        let (value, next) = try input.scanNumber(from: pos)
+        pos = next
+        return value
     }
 }
 
@@ -783,6 +705,92 @@ package struct _JSONInput {
             v = v &<< 4 | UInt32(d)
         }
         return v
+    }
+
+    /// The number starting at `start` ('-' or a digit) and the index just past it. `JSONCursor`
+    /// reads numbers with it too, so both read every number alike.
+    @inline(__always)
+    func scanNumber(from start: Int) throws(JSONError) -> (Double, Int) {
+        var i = start
+        let negative = p[i] == 0x2D
+        if negative {
+            i &+= 1
+            guard i < end, _JSONScanner.isDigit(p[i]) else { throw errorNumber("expected digit after '-'", at: i) }
+        }
+
+        var mantissa: UInt64 = 0
+        var significant = 0  // significant digits taken into `mantissa`
+        var truncated = false  // more than 19 significant digits
+        var exponent = 0
+
+        if p[i] == 0x30 {
+            i &+= 1
+            if i < end && _JSONScanner.isDigit(p[i]) {
+                throw errorNumber("leading zero in number", at: i &- 1)
+            }
+        } else {
+            repeat {
+                let d = UInt64(p[i] &- 0x30)
+                if significant < 19 {
+                    mantissa = mantissa &* 10 &+ d
+                    significant &+= 1
+                } else {
+                    truncated = true
+                }
+                i &+= 1
+            } while i < end && _JSONScanner.isDigit(p[i])
+        }
+
+        if i < end && p[i] == 0x2E {  // .
+            i &+= 1
+            guard i < end, _JSONScanner.isDigit(p[i]) else {
+                throw errorNumber("expected digit after decimal point", at: i)
+            }
+            repeat {
+                let d = UInt64(p[i] &- 0x30)
+                if significant < 19 {
+                    mantissa = mantissa &* 10 &+ d
+                    if mantissa != 0 { significant &+= 1 }
+                    exponent &-= 1
+                } else {
+                    truncated = true
+                }
+                i &+= 1
+            } while i < end && _JSONScanner.isDigit(p[i])
+        }
+
+        if i < end && (p[i] | 0x20) == 0x65 {  // e E
+            i &+= 1
+            var expNegative = false
+            if i < end && (p[i] == 0x2B || p[i] == 0x2D) {
+                expNegative = p[i] == 0x2D
+                i &+= 1
+            }
+            guard i < end, _JSONScanner.isDigit(p[i]) else {
+                throw errorNumber("expected digit in exponent", at: i)
+            }
+            var e = 0
+            repeat {
+                if e < 1_000_000 { e = e &* 10 &+ Int(p[i] &- 0x30) }
+                i &+= 1
+            } while i < end && _JSONScanner.isDigit(p[i])
+            exponent &+= expNegative ? -e : e
+        }
+
+        if !truncated {
+            if mantissa == 0 { return (negative ? -0.0 : 0.0, i) }
+            // Clinger's fast path: mantissa and 10^|e| are exact, one rounding.
+            if mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
+                var d = Double(mantissa)
+                if exponent < 0 {
+                    d /= _JSONScanner.powersOfTen[-exponent]
+                } else {
+                    d *= _JSONScanner.powersOfTen[exponent]
+                }
+                return (negative ? -d : d, i)
+            }
+        }
+        return (try slowNumber(from: start, to: i), i)
     }
 
     @inline(never)

@@ -177,7 +177,8 @@ extension Envelope {
         }
         return Envelope(
             app: app, id: id, idIsGenerated: idIsGenerated, collapseKey: collapseID ?? id, withdraw: withdraw,
-            date: date, user: user, headers: headers, payload: payload,
+            date: date, user: user, headersSource: DeferredJSONObject(headers),
+            payloadSource: DeferredJSONObject(payload), hasAlertMember: aps.hasAlertMember,
             pushType: pushType, priority: priority, expiration: expiration.map(Double.init),
             title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
             summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,
@@ -186,8 +187,9 @@ extension Envelope {
             filterCriteria: aps.filterCriteria, communication: communication, attachments: attachments)
     }
 
-    /// The envelope fields that come from `payload.aps`.
-    private struct DecodedAPS {
+    /// The envelope fields that come from `payload.aps` (read from a tree here, from the text by
+    /// `Envelope.read`).
+    struct DecodedAPS {
         var title: String?
         var subtitle: String?
         var body: String?
@@ -203,6 +205,7 @@ extension Envelope {
         var interruptionLevel: InterruptionLevel?
         var relevance: Double?
         var filterCriteria: String?
+        var hasAlertMember = false
 
         mutating func decode(_ aps: JSONObject) throws(InputError) {
             // One pass over the members instead of a lookup per field; the checks below then run in
@@ -249,6 +252,7 @@ extension Envelope {
                 }
             }
             if let alert = alertMember {
+                hasAlertMember = true
                 switch alert {
                 case .string(let s): body = s
                 case .object(let object):

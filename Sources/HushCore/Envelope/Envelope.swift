@@ -29,8 +29,14 @@ public struct Envelope: Sendable, Hashable {
     public var date: Double?
     /// Whose device (default `"default"`): state, focus and summaries are kept per user.
     public var user: String
-    package var headers: JSONObject
-    package var payload: JSONObject
+    /// The headers and the payload as sent; a line read by the fast path keeps them as text
+    /// until something asks for their members (see `DeferredJSONObject`).
+    package var headersSource: DeferredJSONObject
+    package var payloadSource: DeferredJSONObject
+    package var headers: JSONObject { headersSource.object }
+    package var payload: JSONObject { payloadSource.object }
+    /// Whether `payload.aps` has an `alert` member (null counts): something to show was sent.
+    package var hasAlertMember: Bool
 
     /// The `apns-push-type` header (`alert`, `background`, …).
     public var pushType: String?
@@ -83,7 +89,7 @@ public struct Envelope: Sendable, Hashable {
 
     /// Whether anything would be shown or heard: an alert, a sound or a badge.
     package var hasVisibleContent: Bool {
-        payload["aps"]?["alert"] != nil || sound != nil || badge != nil
+        hasAlertMember || sound != nil || badge != nil
     }
 
     /// Whether the notification has something to show or play: a title, subtitle or body, a
