@@ -111,6 +111,32 @@ package struct JSONCursor {
         return UnsafeBufferPointer(start: p + start, count: close &- start)
     }
 
+    /// Reads an object whose members' keys must all differ (as a key seen twice could hide a
+    /// member the parser would keep), calling `member` for each to read its value; returns how many
+    /// members it has. More than `maxMembers` members give up.
+    @inline(__always)
+    package mutating func readObject(
+        maxMembers: Int = 16,
+        _ member: (_ key: UnsafeBufferPointer<UInt8>, _ cursor: inout JSONCursor) throws(Unsure) -> Void
+    ) throws(Unsure) -> Int {
+        try beginObject()
+        return try withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<UInt8>.self, capacity: maxMembers) {
+            (keys) throws(Unsure) -> Int in
+            var count = 0
+            var first = true
+            while let key = try nextKey(&first) {
+                guard count < maxMembers else { throw Unsure() }
+                for i in 0..<count where keys[i].count == key.count {
+                    if memcmp(keys[i].baseAddress!, key.baseAddress!, key.count) == 0 { throw Unsure() }
+                }
+                keys[count] = key
+                count &+= 1
+                try member(key, &self)
+            }
+            return count
+        }
+    }
+
     /// Whether the array has another element (reading the `,` before it), or false once its `]`
     /// is read. `first` is true until the first call of an array.
     @inline(__always)

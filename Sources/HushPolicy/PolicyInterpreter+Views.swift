@@ -50,8 +50,8 @@ extension PolicyInterpreter {
                 lua.push("type"); lua.push(type); lua_rawset(L, -3)
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
-        case .headers: pushLazy(L, s.pointee.envelope.headers)
-        case .payload: pushLazy(L, s.pointee.envelope.payload)
+        case .headers: pushLazy(L, s.pointee.envelope.headersSource)
+        case .payload: pushLazy(L, s.pointee.envelope.payloadSource)
         }
         return 1
     }
@@ -85,7 +85,7 @@ extension PolicyInterpreter {
     /// A view's JSON field as a lazy table. Its node keeps the JSON tree alive; a tree whose tables
     /// a policy keeps (found still alive after collections that would have freed them) is counted
     /// against the memory cap from then on, as its tables would have been (see `countKeptTrees`).
-    func pushLazy(_ L: OpaquePointer, _ object: JSONObject) {
+    func pushLazy(_ L: OpaquePointer, _ object: DeferredJSONObject) {
         guard let root = LazyJSON.push(L, object) else { return }
         lazyRoots.append((root, lua.collections))
     }
@@ -200,7 +200,18 @@ extension PolicyInterpreter {
 /// rawget, getmetatable, …) first fills it with what is left, as `pushJSON` built that copy, so
 /// rules see the same tables (at most 64 levels deep, JSON null as nil) as before.
 final class LazyJSON {
-    let object: JSONObject
+    /// A view field's object still as its text: members are read from it one at a time, and the
+    /// tree is made only when the whole object is needed (`object`).
+    private var source: DeferredJSONObject?
+    private var tree: JSONObject
+    /// The object (made from its text the first time it is asked for).
+    var object: JSONObject {
+        if let source {
+            tree = source.object
+            self.source = nil
+        }
+        return tree
+    }
     let items: [JSONValue]
     let isArray: Bool
     /// Levels below the view's field (the payload itself is 0).
@@ -216,15 +227,24 @@ final class LazyJSON {
     private var accountedBytes = 0
 
     init(object: JSONObject, depth: Int, root: LazyJSON?) {
-        self.object = object
+        self.tree = object
         self.items = []
         self.isArray = false
         self.depth = depth
         self.root = root
     }
 
+    init(source: DeferredJSONObject) {
+        self.source = source
+        self.tree = JSONObject()
+        self.items = []
+        self.isArray = false
+        self.depth = 0
+        self.root = nil
+    }
+
     init(items: [JSONValue], depth: Int, root: LazyJSON?) {
-        self.object = JSONObject()
+        self.tree = JSONObject()
         self.items = items
         self.isArray = true
         self.depth = depth
@@ -236,13 +256,14 @@ final class LazyJSON {
     }
 
     /// Pushes a whole object (a view's field, level 0); returns its node (nil for an empty one).
-    static func push(_ L: OpaquePointer, _ object: JSONObject) -> LazyJSON? {
-        if object.isEmpty {
+    static func push(_ L: OpaquePointer, _ object: DeferredJSONObject) -> LazyJSON? {
+        let count = object.count
+        if count == 0 {
             lua_createtable(L, 0, 0)
             return nil
         }
-        let node = LazyJSON(object: object, depth: 0, root: nil)
-        LuaState.pushLazyTable(L, node: Unmanaged.passRetained(node).toOpaque(), isArray: false, count: object.count)
+        let node = object.isText ? LazyJSON(source: object) : LazyJSON(object: object.object, depth: 0, root: nil)
+        LuaState.pushLazyTable(L, node: Unmanaged.passRetained(node).toOpaque(), isArray: false, count: count)
         return node
     }
 
@@ -335,9 +356,10 @@ final class LazyJSON {
         // A Lua key is its bytes. Decoding would repair bytes that are not UTF-8 (into U+FFFD) and
         // String equality is canonical equivalence (U+212A KELVIN SIGN == "K"): either would find
         // a member the table it stands for does not have under this key, and hide the real one.
-        guard let name = String(validating: bytes, as: UTF8.self), let value = Self.member(object, exactly: name),
-            loadedKeys.insert(name).inserted
-        else { return 0 }
+        guard let name = String(validating: bytes, as: UTF8.self) else { return 0 }
+        // Still text: only this member is read from it.
+        let member = source.map { $0.member(exactly: bytes) } ?? Self.member(object, exactly: name)
+        guard let value = member, loadedKeys.insert(name).inserted else { return 0 }
         return Self.push(L, value, depth: depth + 1, root: root ?? self) ? 1 : 0
     }
 

@@ -26,7 +26,7 @@ extension Envelope {
         var date: Double?
         var user = "default"
         var withdraw = false
-        var payloadText: [UInt8]?
+        var payload: DeferredJSONObject?
         var headers = ReadHeaders()
         var aps = DecodedAPS()
         var communication: Communication?
@@ -54,13 +54,13 @@ extension Envelope {
             case 7 where key.equals("payload"):
                 try seen.insert(Members.payload)
                 let start = try cursor.valueStart()
-                try aps.readPayload(&cursor)
-                payloadText = cursor.bytes(from: start)
+                let count = try aps.readPayload(&cursor)
+                payload = DeferredJSONObject(checkedText: cursor.bytes(from: start), count: count)
             case 7 where key.equals("headers"):
                 try seen.insert(Members.headers)
                 let start = try cursor.valueStart()
-                try headers.read(&cursor)
-                headers.text = cursor.bytes(from: start)
+                let count = try headers.read(&cursor)
+                headers.text = DeferredJSONObject(checkedText: cursor.bytes(from: start), count: count)
             case 8 where key.equals("withdraw"):
                 try seen.insert(Members.withdraw)
                 if try !cursor.readNull() { withdraw = try cursor.bool() }
@@ -78,13 +78,13 @@ extension Envelope {
 
         guard let app, !app.isEmpty, app.utf8.count <= OutputBounds.identifierBytes else { throw Unsure() }
         // A withdraw line needs no payload; any other does.
-        guard payloadText != nil || withdraw else { throw Unsure() }
-        let payload = payloadText.map(DeferredJSONObject.init(checkedText:)) ?? DeferredJSONObject()
+        guard payload != nil || withdraw else { throw Unsure() }
+        let payloadSource = payload ?? DeferredJSONObject()
         // The size APNs sees is the payload written as compact JSON: measured only when the line
         // could hold one over the limit (as `decode` measures it).
         let limit = headers.pushType == "voip" ? maximumVoIPPayloadBytes : maximumPayloadBytes
         if lineLength > limit / compactGrowthBound,
-            JSONWriter.byteCount(of: .object(payload.object)) > limit
+            JSONWriter.byteCount(of: .object(payloadSource.object)) > limit
         {
             throw Unsure()
         }
@@ -103,8 +103,8 @@ extension Envelope {
         return Envelope(
             app: app, id: resolvedID, idIsGenerated: idIsGenerated, collapseKey: headers.collapseID ?? resolvedID,
             withdraw: withdraw, date: date, user: user,
-            headersSource: headers.text.map(DeferredJSONObject.init(checkedText:)) ?? DeferredJSONObject(),
-            payloadSource: payload, hasAlertMember: aps.hasAlertMember,
+            headersSource: headers.text ?? DeferredJSONObject(),
+            payloadSource: payloadSource, hasAlertMember: aps.hasAlertMember,
             pushType: headers.pushType, priority: headers.priority, expiration: headers.expiration.map(Double.init),
             title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
             summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,
@@ -141,26 +141,21 @@ extension Envelope {
         var collapseID: String?
         var priority: Int?
         var expiration: Int?
-        var text: [UInt8]?
+        var text: DeferredJSONObject?
 
-        mutating func read(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) {
-            var seen = Envelope.Members()
-            try cursor.beginObject()
-            var first = true
-            while let key = try cursor.nextKey(&first) {
+        /// Returns how many members the headers have (`readObject` leaves a member twice to the
+        /// parser).
+        mutating func read(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) -> Int {
+            try cursor.readObject(maxMembers: 32) { key, cursor throws(JSONCursor.Unsure) in
                 if key.equals("apns-push-type") {
-                    try seen.insert(1)
                     pushType = try Envelope.optionalString(&cursor)
                 } else if key.equals("apns-collapse-id") {
-                    try seen.insert(2)
                     collapseID = try Envelope.optionalString(&cursor)
                     if let collapseID, collapseID.utf8.count > maximumCollapseIDBytes { throw JSONCursor.Unsure() }
                 } else if key.equals("apns-priority") {
-                    try seen.insert(4)
                     priority = try optionalInteger(&cursor)
                     if let priority, priority != 10 && priority != 5 && priority != 1 { throw JSONCursor.Unsure() }
                 } else if key.equals("apns-expiration") {
-                    try seen.insert(8)
                     expiration = try optionalInteger(&cursor)
                 } else {
                     try cursor.skipValue()
@@ -181,19 +176,12 @@ extension Envelope {
 }
 
 extension Envelope.DecodedAPS {
-    /// The payload object: `aps` is read, every other member only checked.
-    mutating func readPayload(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) {
-        try cursor.beginObject()
-        var first = true
-        var sawAPS = false
-        while let key = try cursor.nextKey(&first) {
-            guard key.equals("aps") else {
-                try cursor.skipValue()
-                continue
-            }
-            guard !sawAPS else { throw JSONCursor.Unsure() }
-            sawAPS = true
-            try read(&cursor)
+    /// The payload object: `aps` is read, every other member only checked. Returns how many
+    /// members it has (`readObject` leaves a payload with a member twice, `aps` or another, to the
+    /// parser).
+    mutating func readPayload(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) -> Int {
+        try cursor.readObject(maxMembers: 32) { key, cursor throws(JSONCursor.Unsure) in
+            if key.equals("aps") { try read(&cursor) } else { try cursor.skipValue() }
         }
     }
 
