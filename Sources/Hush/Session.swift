@@ -78,7 +78,8 @@ public final class Session {
                         "errors": "\(outcome.decision.errors)",
                     ])
             }
-            return outcome.decision
+            // Moved out, not copied: the outcome is not used again.
+            return (consume outcome).decision
         } catch {
             let failure = HushError(state: error)
             engine.logger.error("state store failed", metadata: ["user": "\(user)", "error": "\(failure.message)"])

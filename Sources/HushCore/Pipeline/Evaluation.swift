@@ -64,6 +64,11 @@ struct Evaluation {
         self.subject = RuleSubject(envelope: envelope)
     }
 
+    /// What the run produced, moved out of it (not copied) as it ends.
+    consuming func outcome() -> Pipeline.Outcome {
+        Pipeline.Outcome(decision: decision, changes: changes)
+    }
+
     /// A reason (always) and a trace step (when explaining).
     mutating func note(_ step: String, _ text: String, rule: String? = nil, location: String? = nil) {
         let text = OutputBounds.cut(text)

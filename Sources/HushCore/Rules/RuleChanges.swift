@@ -123,6 +123,9 @@ package struct RuleReport: Sendable {
         self.error = error
         self.notes = notes
     }
+
+    /// The rule ran and returned nothing: no changes, no error, no notes.
+    package var isBlank: Bool { error == nil && changes == nil && notes.isEmpty }
 }
 
 /// Runs a policy's rules. The policy layer implements it with Lua; tests may use plain closures.

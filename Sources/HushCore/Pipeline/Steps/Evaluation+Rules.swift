@@ -12,8 +12,10 @@ extension Evaluation {
         // What rules put in the decision is bounded (OutputBounds): a policy cannot make a line of
         // any size, nor push the built-in steps' reasons out.
         var reasonsLeftOut = 0, errorsLeftOut = 0, reasonsGiven = 0
-        for report in reports {
-            if report.error == nil && report.changes == nil && report.notes.isEmpty && trace == nil { continue }
+        for index in reports.indices {
+            // Most reports are blank: skipped where they are, without a copy.
+            if trace == nil && reports[index].isBlank { continue }
+            let report = reports[index]
             for line in report.notes {
                 traceOnly(
                     "rules", "note from '\(report.rule.name)': \(line)", rule: report.rule.name,
