@@ -66,7 +66,7 @@ public final class Session {
         let clock = clock(for: context)
         do {
             _ = try schedule(clock: clock).deliverDueSummaries(user: user, upTo: now, locked: context.locked)
-            let outcome = try pipeline.evaluate(
+            var outcome = try pipeline.evaluate(
                 envelope, now: now, context: context, state: store, rules: interpreter,
                 clock: clock, explain: explain)
             try store.apply(outcome.changes)
@@ -78,8 +78,11 @@ public final class Session {
                         "errors": "\(outcome.decision.errors)",
                     ])
             }
-            // Moved out, not copied: the outcome is not used again.
-            return (consume outcome).decision
+            // Moved out (swapped for a blank), not copied: the outcome is not used again.
+            var decision = Decision(
+                id: "", app: "", user: "", delivery: .alert, level: .active, requestedLevel: .active)
+            swap(&decision, &outcome.decision)
+            return decision
         } catch {
             let failure = HushError(state: error)
             engine.logger.error("state store failed", metadata: ["user": "\(user)", "error": "\(failure.message)"])

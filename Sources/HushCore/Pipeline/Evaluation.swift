@@ -64,9 +64,14 @@ struct Evaluation {
         self.subject = RuleSubject(envelope: envelope)
     }
 
-    /// What the run produced, moved out of it (not copied) as it ends.
-    consuming func outcome() -> Pipeline.Outcome {
-        Pipeline.Outcome(decision: decision, changes: changes)
+    /// What the run produced, moved out of it (swapped for blanks, not copied) as it ends.
+    mutating func takeOutcome() -> Pipeline.Outcome {
+        var taken = Pipeline.Outcome(
+            decision: Decision(id: "", app: "", user: "", delivery: .alert, level: .active, requestedLevel: .active),
+            changes: [])
+        swap(&taken.decision, &decision)
+        swap(&taken.changes, &changes)
+        return taken
     }
 
     /// A reason (always) and a trace step (when explaining).

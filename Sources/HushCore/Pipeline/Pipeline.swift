@@ -221,7 +221,7 @@ package struct Pipeline: Sendable {
             pipeline: self, envelope: envelope, now: now, context: context, state: state,
             clock: clock, explain: explain)
         try run.perform(rules: rules)
-        return run.outcome()
+        return run.takeOutcome()
     }
 }
 

@@ -1,50 +1,131 @@
 /// What Hush keeps of a notification in the delivered list or the summary queue.
 package struct StoredNotification: Sendable, Hashable {
-    package var user: String
-    package var app: String
-    package var id: String
-    /// Arrival, UNIX seconds.
-    package var date: Double
-    package var title: String?
-    package var body: String?
-    package var category: String?
-    package var threadID: String?
-    /// The group it joins (nil when grouping is off).
-    package var groupID: String?
-    package var summaryArgument: String?
-    package var summaryArgumentCount: Int
-    package var relevance: Double?
-    package var hasMedia: Bool
-    /// UNIX seconds; nil: never expires.
-    package var expiration: Double?
-    /// For the summary queue: when its summary is delivered.
-    package var summaryAt: Double?
-    /// The communication sender's handle, for `hush.recent{ sender = }`.
-    package var sender: String?
+    /// The fields, behind one reference: a stored notification is handed from the evaluation to
+    /// the store's lists and copied on the way, and a copy is then one reference, not one per
+    /// text. Copied on write, so it is a value as before.
+    final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
 
+    struct Fields: Hashable {
+        var user: String
+        var app: String
+        var id: String
+        var date: Double
+        var title: String?
+        var body: String?
+        var category: String?
+        var threadID: String?
+        var groupID: String?
+        var summaryArgument: String?
+        var summaryArgumentCount: Int
+        var relevance: Double?
+        var hasMedia: Bool
+        var expiration: Double?
+        var summaryAt: Double?
+        var sender: String?
+    }
+
+    private var storage: Storage
+
+    /// For writes: this notification's own fields (copied first when another shares them).
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
+    package var user: String {
+        get { storage.fields.user }
+        set { fields.user = newValue }
+    }
+    package var app: String {
+        get { storage.fields.app }
+        set { fields.app = newValue }
+    }
+    package var id: String {
+        get { storage.fields.id }
+        set { fields.id = newValue }
+    }
+    /// Arrival, UNIX seconds.
+    package var date: Double {
+        get { storage.fields.date }
+        set { fields.date = newValue }
+    }
+    package var title: String? {
+        get { storage.fields.title }
+        set { fields.title = newValue }
+    }
+    package var body: String? {
+        get { storage.fields.body }
+        set { fields.body = newValue }
+    }
+    package var category: String? {
+        get { storage.fields.category }
+        set { fields.category = newValue }
+    }
+    package var threadID: String? {
+        get { storage.fields.threadID }
+        set { fields.threadID = newValue }
+    }
+    /// The group it joins (nil when grouping is off).
+    package var groupID: String? {
+        get { storage.fields.groupID }
+        set { fields.groupID = newValue }
+    }
+    package var summaryArgument: String? {
+        get { storage.fields.summaryArgument }
+        set { fields.summaryArgument = newValue }
+    }
+    package var summaryArgumentCount: Int {
+        get { storage.fields.summaryArgumentCount }
+        set { fields.summaryArgumentCount = newValue }
+    }
+    package var relevance: Double? {
+        get { storage.fields.relevance }
+        set { fields.relevance = newValue }
+    }
+    package var hasMedia: Bool {
+        get { storage.fields.hasMedia }
+        set { fields.hasMedia = newValue }
+    }
+    /// UNIX seconds; nil: never expires.
+    package var expiration: Double? {
+        get { storage.fields.expiration }
+        set { fields.expiration = newValue }
+    }
+    /// For the summary queue: when its summary is delivered.
+    package var summaryAt: Double? {
+        get { storage.fields.summaryAt }
+        set { fields.summaryAt = newValue }
+    }
+    /// The communication sender's handle, for `hush.recent{ sender = }`.
+    package var sender: String? {
+        get { storage.fields.sender }
+        set { fields.sender = newValue }
+    }
     package init(
         user: String, app: String, id: String, date: Double, title: String? = nil, body: String? = nil,
         category: String? = nil, threadID: String? = nil, groupID: String? = nil,
         summaryArgument: String? = nil, summaryArgumentCount: Int = 1, relevance: Double? = nil,
         hasMedia: Bool = false, expiration: Double? = nil, summaryAt: Double? = nil, sender: String? = nil
     ) {
-        self.user = user
-        self.app = app
-        self.id = id
-        self.date = date
-        self.title = title
-        self.body = body
-        self.category = category
-        self.threadID = threadID
-        self.groupID = groupID
-        self.summaryArgument = summaryArgument
-        self.summaryArgumentCount = summaryArgumentCount
-        self.relevance = relevance
-        self.hasMedia = hasMedia
-        self.expiration = expiration
-        self.summaryAt = summaryAt
-        self.sender = sender
+        storage = Storage(
+            Fields(
+                user: user, app: app, id: id, date: date, title: title, body: body, category: category,
+                threadID: threadID, groupID: groupID, summaryArgument: summaryArgument,
+                summaryArgumentCount: summaryArgumentCount, relevance: relevance, hasMedia: hasMedia,
+                expiration: expiration, summaryAt: summaryAt, sender: sender))
     }
+
+    package static func == (a: StoredNotification, b: StoredNotification) -> Bool {
+        a.storage === b.storage || a.storage.fields == b.storage.fields
+    }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
 }
 
 /// A call Hush saw, rung through or not: repeated calls are counted from these.

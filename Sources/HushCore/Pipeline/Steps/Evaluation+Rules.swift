@@ -13,8 +13,8 @@ extension Evaluation {
         // any size, nor push the built-in steps' reasons out.
         var reasonsLeftOut = 0, errorsLeftOut = 0, reasonsGiven = 0
         for index in reports.indices {
-            // Most reports are blank: skipped where they are, without a copy.
-            if trace == nil && reports[index].isBlank { continue }
+            // Most reports are blank: looked at where they are, without a copy.
+            if trace == nil && reports.withUnsafeBufferPointer({ $0.baseAddress![index].isBlank }) { continue }
             let report = reports[index]
             for line in report.notes {
                 traceOnly(
