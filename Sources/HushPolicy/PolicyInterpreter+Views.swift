@@ -7,11 +7,30 @@ import Lua
 enum NotificationField: String, CaseIterable {
     case id, app, user, date, title, subtitle, body, category, thread, level, relevance, badge, sound, critical
     case communication, attachments, filter_criteria, headers, payload, requested_level
+
+    /// A plain value, whose reading does nothing but push it: the view may read it ahead. (Not the
+    /// tables: a lazy payload is counted against the memory cap once made.)
+    var isReadableAhead: Bool {
+        switch self {
+        case .communication, .attachments, .headers, .payload: false
+        default: true
+        }
+    }
 }
 
 /// The fields of the read-only `ctx` a rule receives.
 enum ContextField: String, CaseIterable {
     case now, time, focus, locked, ringer, audio, user
+
+    /// A plain value (not `time`, a table made for each read).
+    var isReadableAhead: Bool { self != .time }
+}
+
+/// The bits of the fields a view may read ahead, by position (the fields' ids).
+func readableAheadMask(_ readable: [Bool]) -> UInt64 {
+    var mask: UInt64 = 0
+    for (id, yes) in readable.enumerated() where id < 64 && yes { mask |= 1 << UInt64(id) }
+    return mask
 }
 
 // Every push here is raw and cannot raise: these run inside a Lua call, below a Swift frame.

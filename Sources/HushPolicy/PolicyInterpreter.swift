@@ -278,8 +278,8 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         lua.pushReference(notificationView)
         lua.pushReference(contextView)
         let n = top + 1, ctx = top + 2
-        lua.resetView(at: n)
-        lua.resetView(at: ctx)
+        lua.prepareView(at: n)
+        lua.prepareView(at: ctx)
         lua.beginBudget()
         defer {
             lua.endBudget()
@@ -427,14 +427,18 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         let nBase = lua.reserveFields(NotificationField.allCases.count, source: self)
         notificationBase = nBase
         pushFieldMap(NotificationField.allCases.map(\.rawValue))
-        lua.pushView(fieldMap: -1, baseID: nBase, name: "notification (read-only)")
+        lua.pushView(
+            fieldMap: -1, baseID: nBase, name: "notification (read-only)",
+            readableAhead: readableAheadMask(NotificationField.allCases.map(\.isReadableAhead)))
         notificationView = lua.reference()
         lua.pop()
 
         let cBase = lua.reserveFields(ContextField.allCases.count, source: self)
         contextBase = cBase
         pushFieldMap(ContextField.allCases.map(\.rawValue))
-        lua.pushView(fieldMap: -1, baseID: cBase, name: "context (read-only)")
+        lua.pushView(
+            fieldMap: -1, baseID: cBase, name: "context (read-only)",
+            readableAhead: readableAheadMask(ContextField.allCases.map(\.isReadableAhead)))
         contextView = lua.reference()
         lua.pop()
         installHostHelpers()

@@ -218,6 +218,10 @@ package final class LuaState {
     /// Forgets the cached fields of the view at `index` (see `pushView`).
     package func resetView(at index: Int32) { hush_view_reset(L, index) }
 
+    /// For a new notification: forgets the cached fields of the view at `index` and reads ahead
+    /// the fields its rules read nearly every time (see `pushView`).
+    package func prepareView(at index: Int32) { hush_view_prepare(L, index) }
+
     /// Forgets one cached field of the view at `index`.
     package func forgetViewField(at index: Int32, field: Int32) { hush_view_forget(L, index, field) }
 
@@ -370,9 +374,10 @@ package final class LuaState {
     package func pushCallsiteFunction() { lua_pushcclosure(L, hush_callsite, 0) }
 
     /// A read-only view whose fields come from the host functions `baseID + field id`; a field
-    /// read once is cached (unless nil) until `resetView` or `forgetViewField`.
-    package func pushView(fieldMap index: Int32, baseID: Int32, name: String) {
-        hush_push_view(L, index, baseID, name)
+    /// read once is cached (unless nil) until `resetView`, `prepareView` or `forgetViewField`.
+    /// `readableAhead`: the field ids (bits) `prepareView` may read before a rule asks for them.
+    package func pushView(fieldMap index: Int32, baseID: Int32, name: String, readableAhead: UInt64 = 0) {
+        hush_push_view(L, index, baseID, name, readableAhead)
     }
 
     /// The `.other` a table too large to copy becomes (see `value(at:depth:budget:)`).

@@ -2,6 +2,7 @@
 #include "sandbox_internal.h"
 
 #include <lauxlib.h>
+#include <string.h>
 
 void hush_sandbox_set_field_callback(hush_sandbox *S, hush_host_callback callback, void *context) {
     S->field_callback = callback;
@@ -13,7 +14,18 @@ void hush_sandbox_set_field_callback(hush_sandbox *S, hush_host_callback callbac
 typedef struct hush_view {
     int base_id;
     uint64_t cached;
+    /// Fields that may be read ahead: plain values whose reading does nothing but push them.
+    uint64_t readable_ahead;
+    /// Fields read ahead for every notification (`hush_view_prepare`): those the rules read in at
+    /// least half of the first `VIEW_SAMPLE` notifications.
+    uint64_t hot;
+    int sampled;
+    uint16_t loads[64];
 } hush_view;
+
+/// Notifications watched before the fields to read ahead are chosen, once: rules read the same
+/// fields notification after notification, and a field read ahead is no longer seen being read.
+#define VIEW_SAMPLE 128
 
 /// __index of a view's cache table, so called only for a field not cached yet: reads it through
 /// the host and caches it unless it is nil. upvalues: 1 = field map (name -> id), 2 = the view.
@@ -24,6 +36,7 @@ static int view_load(lua_State *L) {
     int field = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
     hush_view *V = (hush_view *)lua_touserdata(L, lua_upvalueindex(2));
+    if (V->sampled < VIEW_SAMPLE && field >= 0 && field < 64 && V->loads[field] < UINT16_MAX) V->loads[field]++;
     hush_sandbox *S = sandbox_of(L);
     int top = lua_gettop(L);
     int saved = S->enforce_memory;
@@ -57,6 +70,56 @@ void hush_view_reset(lua_State *L, int index) {
     V->cached = 0;
 }
 
+void hush_view_prepare(lua_State *L, int index) {
+    hush_view *V = (hush_view *)lua_touserdata(L, index);
+    if (V == NULL) return;
+    if (V->sampled < VIEW_SAMPLE && ++V->sampled == VIEW_SAMPLE) {
+        for (int field = 0; field < 64; field++) {
+            if ((V->readable_ahead >> field & 1) && V->loads[field] >= VIEW_SAMPLE / 2) V->hot |= (uint64_t)1 << field;
+        }
+    }
+    uint64_t stale = V->cached & ~V->hot;
+    if (stale == 0 && V->hot == 0) return;
+    if (!lua_checkstack(L, 6)) { // (no room: the fields are read as they are asked for)
+        hush_view_reset(L, index);
+        return;
+    }
+    index = lua_absindex(L, index);
+    lua_getiuservalue(L, index, 1); // cache
+    lua_getiuservalue(L, index, 2); // names
+    int cache = lua_gettop(L) - 1, names = cache + 1;
+    for (uint64_t bits = stale; bits != 0; bits &= bits - 1) {
+        lua_rawgeti(L, names, __builtin_ctzll(bits));
+        lua_pushnil(L);
+        lua_rawset(L, cache); // setting an existing key to nil never allocates
+    }
+    V->cached &= V->hot;
+    if (V->hot != 0) {
+        hush_sandbox *S = sandbox_of(L);
+        int saved = S->enforce_memory;
+        S->enforce_memory = 0; // as for a field read when asked for
+        for (uint64_t bits = V->hot; bits != 0; bits &= bits - 1) {
+            int field = __builtin_ctzll(bits);
+            lua_rawgeti(L, names, field);
+            int n = S->field_callback ? S->field_callback(S->field_context, L, V->base_id + field)
+                                      : S->callback(S->context, L, V->base_id + field);
+            if (n > 0 && !lua_isnil(L, -1)) {
+                lua_settop(L, names + 2);
+                lua_rawset(L, cache);
+                V->cached |= (uint64_t)1 << field;
+            } else {
+                // nil (not cached) or failed: it is read when asked for, which reports any error.
+                lua_settop(L, names + 1);
+                lua_pushnil(L);
+                lua_rawset(L, cache);
+                V->cached &= ~((uint64_t)1 << field);
+            }
+        }
+        S->enforce_memory = saved;
+    }
+    lua_settop(L, cache - 1);
+}
+
 void hush_view_forget(lua_State *L, int index, int field) {
     hush_view *V = (hush_view *)lua_touserdata(L, index);
     if (V == NULL || field < 0 || field >= 64 || !(V->cached >> field & 1)) return;
@@ -81,11 +144,12 @@ static int view_tostring(lua_State *L) {
     return 1;
 }
 
-void hush_push_view(lua_State *L, int map_index, int base_id, const char *name) {
+void hush_push_view(lua_State *L, int map_index, int base_id, const char *name, uint64_t readable_ahead) {
     map_index = lua_absindex(L, map_index);
     hush_view *V = (hush_view *)lua_newuserdatauv(L, sizeof(hush_view), 2);
+    memset(V, 0, sizeof(*V));
     V->base_id = base_id;
-    V->cached = 0;
+    V->readable_ahead = readable_ahead;
     int view = lua_gettop(L);
     // field id -> name, to forget cached fields
     lua_newtable(L);

@@ -88,10 +88,15 @@ void hush_sandbox_set_field_callback(hush_sandbox *sandbox, hush_host_callback c
 /// is a table mapping field names to integer ids (0 to 63); a lookup calls back with id
 /// `base_id + field id`; unknown fields read as nil. `name` is what tostring() shows. A field read
 /// once is cached (unless nil) until `hush_view_reset` or `hush_view_forget`: later reads are a
-/// table read, without the host.
-void hush_push_view(lua_State *L, int map_index, int base_id, const char *name);
+/// table read, without the host. `readable_ahead` has a bit set for each field id that
+/// `hush_view_prepare` may read before it is asked for (reading it must do nothing but push it).
+void hush_push_view(lua_State *L, int map_index, int base_id, const char *name, uint64_t readable_ahead);
 /// Forgets every cached field of the view at `index` (a new notification).
 void hush_view_reset(lua_State *L, int index);
+/// For a new notification: forgets the cached fields and reads ahead those of `readable_ahead` the
+/// rules read in at least half of the view's first 128 notifications (a read through the cache
+/// costs a table read; one through the host several times more).
+void hush_view_prepare(lua_State *L, int index);
 /// Forgets one cached field of the view at `index` (it changed).
 void hush_view_forget(lua_State *L, int index, int field);
 
