@@ -183,9 +183,9 @@ extension SQLiteStateStore {
     /// the upserts' conflict target; `seq` (group and queue order) is a plain column the store
     /// gives per user. `arrivals` keeps what `hush.recent` counts (app, id, date, thread,
     /// sender), keyed by (user, seq). The date indexes go (a user's rows are pruned by a scan of
-    /// their key range), and so does `rev` (the row cache that read it went in v3). Every row,
-    /// and its seq, is kept. `user_versions`, written for every user a batch touches, is keyed
-    /// by user alone too.
+    /// their key range; the queue keeps its summary index), and so does `rev` (the row cache that
+    /// read it went in v3). Every row, and its seq, is kept. `user_versions`, written for every
+    /// user a batch touches, is keyed by user alone too.
     private static func createSchemaV4(_ db: Database) throws {
         let details = """
             date REAL NOT NULL,
@@ -225,7 +225,10 @@ extension SQLiteStateStore {
 
                 """
         }
+        // Whether a summary is due is answered from this index alone until the queue is read
+        // (`anyDue`): a command that only asks (`hush status`) never reads the queue's rows there.
         sql += """
+            CREATE INDEX queue_by_summary ON queue (user, summary_at);
             CREATE TABLE arrivals_v4 (
                 seq INTEGER NOT NULL,
                 user TEXT NOT NULL,
