@@ -17,10 +17,10 @@ public import HushCore
 ///   read and write of the store uses its connection (`writingDatabase`).
 /// - A read that fails throws (`Error.failed`, naming the file and what it read): an evaluation
 ///   never goes on as if state were empty.
-/// - Each table has a GRDB record (`StateRecords.swift`). The hot reads and writes are prepared
-///   statements cached per connection, stepped and decoded into those records without GRDB's
-///   cursors (`SQLiteStateStore+RawRows.swift`: twice as fast); group members come from an
-///   index-only scan plus a cache of decoded rows (`SQLiteStateStore+RowCache.swift`).
+/// - Each table has a GRDB record (`StateRecords.swift`). An evaluation's reads come from memory
+///   (`SQLiteStateStore+UserCache.swift`); its writes are statements the store keeps prepared,
+///   bound and stepped without GRDB's values (`SQLiteStateStore+RawRows.swift`), one entry of one
+///   B-tree per row (schema v4, `SQLiteStateStore+Migrations.swift`).
 ///
 /// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
 public final class SQLiteStateStore: StateStore {
