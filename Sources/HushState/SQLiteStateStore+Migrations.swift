@@ -5,7 +5,7 @@ import GRDB
 /// `sqlite3` can tell which Hush wrote a file. Never edit a registered migration: add "vN+1".
 extension SQLiteStateStore {
     /// The newest schema this code knows.
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
@@ -20,6 +20,10 @@ extension SQLiteStateStore {
         migrator.registerMigration("v3") { db in
             try createSchemaV3(db)
             try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        migrator.registerMigration("v4") { db in
+            try createSchemaV4(db)
+            try db.execute(sql: "PRAGMA user_version = 4")
         }
         return migrator
     }()
@@ -171,6 +175,83 @@ extension SQLiteStateStore {
                 \(stampEveryUser);
                 DROP INDEX IF EXISTS delivered_by_group;
                 """)
+    }
+
+    /// Fewer B-trees and bytes written per notification (each was two rows and five index
+    /// entries): the notification tables become WITHOUT ROWID tables keyed by what is looked up,
+    /// so a row is one entry of one B-tree. `delivered` and `queue` are keyed by (user, app, id),
+    /// the upserts' conflict target; `seq` (group and queue order) is a plain column the store
+    /// gives per user. `arrivals` keeps what `hush.recent` counts (app, id, date, thread,
+    /// sender), keyed by (user, seq). The date indexes go (a user's rows are pruned by a scan of
+    /// their key range; the queue keeps its summary index), and so does `rev` (the row cache that
+    /// read it went in v3). Every row, and its seq, is kept. `user_versions`, written for every
+    /// user a batch touches, is keyed by user alone too.
+    private static func createSchemaV4(_ db: Database) throws {
+        let details = """
+            date REAL NOT NULL,
+                title TEXT,
+                body TEXT,
+                category TEXT,
+                thread_id TEXT,
+                group_id TEXT,
+                summary_arg TEXT,
+                summary_arg_count INTEGER NOT NULL DEFAULT 1,
+                relevance REAL,
+                has_media INTEGER NOT NULL DEFAULT 0,
+                expiration REAL,
+                summary_at REAL,
+                sender TEXT
+            """
+        // Spelled out, like the tables: a registered migration never changes with the code.
+        let columns = """
+            user, app, id, date, title, body, category, thread_id, group_id, summary_arg, \
+            summary_arg_count, relevance, has_media, expiration, summary_at, sender
+            """
+        let arrivalColumns = "user, app, id, date, thread_id, sender"
+        var sql = ""
+        for table in ["delivered", "queue"] {
+            sql += """
+                CREATE TABLE \(table)_v4 (
+                    seq INTEGER NOT NULL,
+                    user TEXT NOT NULL,
+                    app TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    \(details),
+                    PRIMARY KEY (user, app, id)
+                ) WITHOUT ROWID;
+                INSERT INTO \(table)_v4 (seq, \(columns)) SELECT seq, \(columns) FROM \(table);
+                DROP TABLE \(table);
+                ALTER TABLE \(table)_v4 RENAME TO \(table);
+
+                """
+        }
+        // Whether a summary is due is answered from this index alone until the queue is read
+        // (`anyDue`): a command that only asks (`hush status`) never reads the queue's rows there.
+        sql += """
+            CREATE INDEX queue_by_summary ON queue (user, summary_at);
+            CREATE TABLE arrivals_v4 (
+                seq INTEGER NOT NULL,
+                user TEXT NOT NULL,
+                app TEXT NOT NULL,
+                id TEXT NOT NULL,
+                date REAL NOT NULL,
+                thread_id TEXT,
+                sender TEXT,
+                PRIMARY KEY (user, seq)
+            ) WITHOUT ROWID;
+            INSERT INTO arrivals_v4 (seq, \(arrivalColumns)) SELECT seq, \(arrivalColumns) FROM arrivals;
+            DROP TABLE arrivals;
+            ALTER TABLE arrivals_v4 RENAME TO arrivals;
+
+            CREATE TABLE user_versions_v4 (
+                user TEXT PRIMARY KEY,
+                version INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            INSERT INTO user_versions_v4 (user, version) SELECT user, version FROM user_versions;
+            DROP TABLE user_versions;
+            ALTER TABLE user_versions_v4 RENAME TO user_versions;
+            """
+        try db.execute(sql: sql)
     }
 
     /// A new version for every user with rows the cache holds (after a change to all of them).

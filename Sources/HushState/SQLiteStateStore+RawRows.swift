@@ -46,14 +46,52 @@ extension SQLiteStateStore {
         try execute(db, try db.cachedStatement(sql: sql).sqliteStatement, sql: sql, arguments)
     }
 
-    /// Runs one of the writes of an evaluation, prepared once and kept by the store.
-    func execute(_ db: Database, _ hot: HotStatement, _ arguments: [DatabaseValue]) throws {
-        if let statement = hotStatements[hot.rawValue] {
-            return try execute(db, statement.sqliteStatement, sql: hot.sql, arguments)
+    /// Runs one of the writes of an evaluation, prepared once and kept by the store, with the
+    /// parameters `bind` gives in order.
+    func execute(_ db: Database, _ hot: HotStatement, _ bind: (inout Parameters) -> Void) throws {
+        let statement: SQLiteStatement
+        if let prepared = hotStatements[hot.rawValue] {
+            statement = prepared.sqliteStatement
+        } else {
+            let prepared = try db.makeStatement(sql: hot.sql)
+            hotStatements[hot.rawValue] = prepared
+            statement = prepared.sqliteStatement
         }
-        let statement = try db.makeStatement(sql: hot.sql)
-        hotStatements[hot.rawValue] = statement
-        try execute(db, statement.sqliteStatement, sql: hot.sql, arguments)
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        // The buffers are the store's, taken for the call: no allocation per statement.
+        var parameters = Parameters(statement: statement, bytes: parameterBytes, texts: parameterTexts)
+        parameterBytes = []
+        parameterTexts = []
+        defer {
+            parameterBytes = parameters.bytes
+            parameterTexts = parameters.texts
+        }
+        bind(&parameters)
+        guard parameters.failure == SQLITE_OK else { throw Self.rawError(db, parameters.failure, hot.sql) }
+        guard parameters.index == sqlite3_bind_parameter_count(statement) else {
+            throw RawSQLiteError(
+                description:
+                    "\(parameters.index) arguments for \(sqlite3_bind_parameter_count(statement)) parameters in \(hot.sql)"
+            )
+        }
+        // Never empty, so that an empty text has an address too (a null one would bind NULL).
+        parameters.bytes.append(0)
+        let texts = parameters.texts
+        let code = parameters.bytes.withUnsafeBufferPointer { buffer -> Int32 in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            for text in texts {
+                // SQLITE_STATIC (no destructor): SQLite reads the bytes in place, while the buffer
+                // lives, instead of copying each text; every parameter is bound again before the
+                // statement's next step.
+                let code = sqlite3_bind_text(statement, text.index, base + text.start, Int32(text.count), nil)
+                guard code == SQLITE_OK else { return code }
+            }
+            var code = sqlite3_step(statement)
+            while code == SQLITE_ROW { code = sqlite3_step(statement) }
+            return code
+        }
+        guard code == SQLITE_DONE else { throw Self.rawError(db, code, hot.sql) }
     }
 
     private func execute(_ db: Database, _ statement: SQLiteStatement, sql: String, _ arguments: [DatabaseValue])
@@ -114,7 +152,7 @@ extension SQLiteStateStore {
     /// SQLite copies bound text (`SQLITE_TRANSIENT`): the Swift string's buffer is not kept.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    private static func rawError(_ db: Database, _ code: Int32, _ sql: String) -> RawSQLiteError {
+    static func rawError(_ db: Database, _ code: Int32, _ sql: String) -> RawSQLiteError {
         let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) } ?? "SQLite error \(code)"
         return RawSQLiteError(description: "\(message) (code \(code)) in \(sql)")
     }
@@ -125,6 +163,7 @@ extension SQLiteStateStore {
 /// upsert.
 enum HotStatement: Int, CaseIterable {
     case upsertDelivered, upsertQueued, insertArrival, deleteDelivered, deleteQueued, savepoint, release
+    case upsertUserVersion
 
     var sql: String {
         switch self {
@@ -135,7 +174,76 @@ enum HotStatement: Int, CaseIterable {
         case .deleteQueued: SQLiteStateStore.deleteQueued
         case .savepoint: "SAVEPOINT hush_write"
         case .release: "RELEASE hush_write"
+        case .upsertUserVersion: SQLiteStateStore.upsertUserVersion
         }
+    }
+}
+
+/// The parameters of one hot statement, in order. Numbers and NULLs are bound at once; texts are
+/// gathered in `bytes` and bound by `execute` in place (GRDB's values, and SQLite's copy of each
+/// text, cost more than the insert itself).
+struct Parameters {
+    let statement: SQLiteStatement
+    /// The last parameter bound (1-based, as SQLite counts them).
+    private(set) var index: Int32 = 0
+    var bytes: [UInt8]
+    var texts: [(index: Int32, start: Int, count: Int)]
+    /// The first binding that failed, if any.
+    private(set) var failure = SQLITE_OK
+
+    init(statement: SQLiteStatement, bytes: [UInt8], texts: [(index: Int32, start: Int, count: Int)]) {
+        self.statement = statement
+        self.bytes = bytes
+        self.texts = texts
+        self.bytes.removeAll(keepingCapacity: true)
+        self.texts.removeAll(keepingCapacity: true)
+    }
+
+    mutating func text(_ value: String?) {
+        index += 1
+        guard let value else { return note(sqlite3_bind_null(statement, index)) }
+        let start = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        texts.append((index, start, bytes.count - start))
+    }
+
+    mutating func real(_ value: Double?) {
+        index += 1
+        // NaN is bound as NULL by SQLite itself, as GRDB's values were.
+        note(value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
+    }
+
+    mutating func integer(_ value: Int64) {
+        index += 1
+        note(sqlite3_bind_int64(statement, index, value))
+    }
+
+    /// `n`'s values of `columns`, in that order.
+    mutating func notification(_ n: StoredNotification, _ columns: [NotificationColumn]) {
+        for column in columns {
+            switch column {
+            case .user: text(n.user)
+            case .app: text(n.app)
+            case .id: text(n.id)
+            case .date: real(n.date)
+            case .title: text(n.title)
+            case .body: text(n.body)
+            case .category: text(n.category)
+            case .threadID: text(n.threadID)
+            case .groupID: text(n.groupID)
+            case .summaryArgument: text(n.summaryArgument)
+            case .summaryArgumentCount: integer(Int64(n.summaryArgumentCount))
+            case .relevance: real(n.relevance)
+            case .hasMedia: integer(n.hasMedia ? 1 : 0)
+            case .expiration: real(n.expiration)
+            case .summaryAt: real(n.summaryAt)
+            case .sender: text(n.sender)
+            }
+        }
+    }
+
+    private mutating func note(_ code: Int32) {
+        if code != SQLITE_OK && failure == SQLITE_OK { failure = code }
     }
 }
 

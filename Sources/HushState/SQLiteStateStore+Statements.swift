@@ -12,21 +12,23 @@ extension SQLiteStateStore {
     static let selectQueue = "SELECT \(QueueRow.selectList) FROM queue WHERE user = ? ORDER BY seq"
 
     /// Replaced in place: a notification keeps its place in its group unless it changes group,
-    /// and then joins the new one last (a new seq, above every other).
+    /// and then joins the new one last (the seq given, the user's next: above every other).
     static let upsertDelivered = """
-        INSERT INTO delivered (\(N.list), rev) VALUES (\(N.placeholders), random())
+        INSERT INTO delivered (seq, \(N.list)) VALUES (?, \(N.placeholders))
         ON CONFLICT (user, app, id) DO UPDATE SET
-            seq = CASE WHEN delivered.group_id IS excluded.group_id THEN delivered.seq
-                       ELSE (SELECT max(seq) + 1 FROM delivered) END,
-            rev = random(),
+            seq = CASE WHEN delivered.group_id IS excluded.group_id THEN delivered.seq ELSE excluded.seq END,
             \(N.updateFromExcluded)
         """
-    /// Replaced in place: it keeps its place in the queue.
+    /// Replaced in place: it keeps its place (seq) in the queue.
     static let upsertQueued = """
-        INSERT INTO queue (\(N.list)) VALUES (\(N.placeholders))
+        INSERT INTO queue (seq, \(N.list)) VALUES (?, \(N.placeholders))
         ON CONFLICT (user, app, id) DO UPDATE SET \(N.updateFromExcluded)
         """
-    static let insertArrival = "INSERT INTO arrivals (\(N.list)) VALUES (\(N.placeholders))"
+    static let insertArrival = """
+        INSERT INTO arrivals (seq, \(N.arrivalList)) VALUES (?, \(N.arrivalColumns.map { _ in "?" }.joined(separator: ", ")))
+        """
     static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND app = ? AND id = ?"
     static let deleteQueued = "DELETE FROM queue WHERE user = ? AND app = ? AND id = ?"
+    /// The seq a user's next arrival takes (the table's key is (user, seq): one step down it).
+    static let selectNextArrivalSeq = "SELECT coalesce(max(seq), 0) + 1 FROM arrivals WHERE user = ?"
 }

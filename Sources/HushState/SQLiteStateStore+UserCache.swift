@@ -12,50 +12,69 @@ import HushCore
 /// writes a user's cached rows gives the user a new random version, so only those users are
 /// dropped, and loaded again at their next read. A failed write or commit drops every user, as
 /// what the cache learnt from it may have been undone.
-struct CachedUser {
+///
+/// A class: every read and write reaches it through one lookup and changes it in place (a struct
+/// in the dictionary went through the dictionary's modify accessor and uniqueness checks on each).
+final class CachedUser {
     struct Key: Hashable {
         var app: String
         var id: String
+    }
+
+    /// A delivered notification, held once for its key and its group (a notification stored
+    /// inline in the dictionary made every bucket of it as large as a notification).
+    final class Stored {
+        var n: StoredNotification
+        init(_ n: StoredNotification) { self.n = n }
     }
 
     /// The delivered list: by key, and each group's members in `seq` order (a notification joining
     /// a group, new or moved from another, is given a seq above every other; replaced in place, it
     /// keeps its own), with the group digests made from them when first asked for.
     struct Delivered {
-        var byKey: [Key: StoredNotification] = [:]
-        var groups: [String: [Key]] = [:]
+        var byKey: [Key: Stored] = [:]
+        var groups: [String: [Stored]] = [:]
         var digests: [String: GroupDigest] = [:]
+        /// The seq the next notification joining a group takes: above every other of the user's.
+        var nextSeq: Int64 = 1
 
         func members(of group: String) -> [StoredNotification] {
-            guard let keys = groups[group] else { return [] }
-            return keys.compactMap { byKey[$0] }
+            groups[group]?.map(\.n) ?? []
         }
+
+        subscript(key: Key) -> StoredNotification? { byKey[key]?.n }
 
         /// Writes `n` as the upsert does.
         mutating func deliver(_ n: StoredNotification) {
             let key = Key(app: n.app, id: n.id)
-            if let previous = byKey.updateValue(n, forKey: key) {
-                if let group = previous.groupID { digests[group] = nil }
+            if let stored = byKey[key] {
+                // Replaced in place: its place in its group is its entry's.
+                let previousGroup = stored.n.groupID
+                stored.n = n
+                if let group = previousGroup { digests[group] = nil }
                 if let group = n.groupID { digests[group] = nil }
-                guard previous.groupID != n.groupID else { return }
-                if let group = previous.groupID { removeMember(key, from: group) }
-                if let group = n.groupID { groups[group, default: []].append(key) }
-            } else if let group = n.groupID {
-                groups[group, default: []].append(key)
+                guard previousGroup != n.groupID else { return }
+                if let group = previousGroup { removeMember(stored, from: group) }
+                if let group = n.groupID { groups[group, default: []].append(stored) }
+            } else {
+                let stored = Stored(n)
+                byKey[key] = stored
+                guard let group = n.groupID else { return }
+                groups[group, default: []].append(stored)
                 digests[group]?.add(n)
             }
         }
 
         mutating func remove(_ key: Key) {
-            guard let previous = byKey.removeValue(forKey: key), let group = previous.groupID else { return }
-            removeMember(key, from: group)
+            guard let stored = byKey.removeValue(forKey: key), let group = stored.n.groupID else { return }
+            removeMember(stored, from: group)
             digests[group] = nil
         }
 
-        private mutating func removeMember(_ key: Key, from group: String) {
-            guard var keys = groups.removeValue(forKey: group) else { return }
-            keys.removeAll { $0 == key }
-            if !keys.isEmpty { groups[group] = keys }
+        private mutating func removeMember(_ stored: Stored, from group: String) {
+            guard var members = groups.removeValue(forKey: group) else { return }
+            members.removeAll { $0 === stored }
+            if !members.isEmpty { groups[group] = members }
         }
     }
 
@@ -66,8 +85,12 @@ struct CachedUser {
     var delivered: Delivered?
     /// In queue order (`seq`): a replaced notification keeps its place.
     var queue: [StoredNotification]?
-    /// In `seq` order.
+    /// The seq the next notification new to the queue takes (known once `queue` is read).
+    var nextQueueSeq: Int64 = 1
+    /// In `seq` order, as the file keeps them (`StoredNotification.arrival`).
     var arrivals: [StoredNotification]?
+    /// The seq of the user's next arrival; nil: not read yet.
+    var nextArrivalSeq: Int64?
     var calls: [CallRecord]?
     /// nil: not read yet; `.some(nil)`: none.
     var manualFocus: ManualFocus??
@@ -76,21 +99,21 @@ struct CachedUser {
         queue.firstIndex { $0.id == id && $0.app == app }
     }
 
-    mutating func enqueue(_ n: StoredNotification) {
+    func enqueue(_ n: StoredNotification) {
         guard queue != nil else { return }
         if let index = Self.index(in: queue!, app: n.app, id: n.id) { queue![index] = n } else { queue!.append(n) }
     }
 
-    mutating func dequeue(app: String, id: String) {
+    func dequeue(app: String, id: String) {
         guard queue != nil, let index = Self.index(in: queue!, app: app, id: id) else { return }
         queue!.remove(at: index)
     }
 
     /// Forgets what `pruneUser` deletes from the file.
-    mutating func prune(before t: Double) {
+    func prune(before t: Double) {
         arrivals?.removeAll { $0.date < t }
         calls?.removeAll { $0.date < t }
-        guard let old = delivered?.byKey.filter({ $0.value.date < t }), !old.isEmpty else { return }
+        guard let old = delivered?.byKey.filter({ $0.value.n.date < t }), !old.isEmpty else { return }
         for key in old.keys { delivered!.remove(key) }
     }
 
@@ -125,32 +148,34 @@ extension SQLiteStateStore {
     static let selectSchemaVersion = "PRAGMA schema_version"
     static let selectUserVersions = "SELECT user, version FROM user_versions"
     static let selectUserVersion = "SELECT version FROM user_versions WHERE user = ?"
-    static let upsertUserVersion = "INSERT OR REPLACE INTO user_versions (user, version) VALUES (?, ?)"
+    static let upsertUserVersion = """
+        INSERT INTO user_versions (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version
+        """
     static let selectUserDelivered = "SELECT \(DeliveredRow.selectList) FROM delivered WHERE user = ? ORDER BY seq"
     static let selectUserArrivals = "SELECT \(ArrivalRow.selectList) FROM arrivals WHERE user = ? ORDER BY seq"
     static let selectUserCalls = "SELECT \(CallRow.selectList) FROM calls WHERE user = ? ORDER BY seq"
 
     /// The user's cached state, loaded first when needed; `body` may change it (this store's own
     /// writes, made to the file already).
-    func withUser<T>(_ db: Database, _ user: String, _ body: (inout CachedUser) throws -> T) throws -> T {
+    func withUser<T>(_ db: Database, _ user: String, _ body: (CachedUser) throws -> T) throws -> T {
         try dropUsersOthersChanged(db)
-        if userCache.users[user] == nil {
-            if cachedRows > UserCache.rowLimit {
-                // Bounded the simple way: start over when full.
-                cachedRows = 0
-                userCache.users.removeAll()
-            }
-            userCache.users[user] = try loadUser(db, user)
+        if let cached = userCache.users[user] { return try body(cached) }
+        if cachedRows > UserCache.rowLimit {
+            // Bounded the simple way: start over when full.
+            cachedRows = 0
+            userCache.users.removeAll()
         }
-        return try body(&userCache.users[user]!)
+        let cached = try loadUser(db, user)
+        userCache.users[user] = cached
+        return try body(cached)
     }
 
     /// Changes the user's cached state after a write of theirs, if it is loaded (else it is loaded
     /// from the file, written already, when next read). Marks the user as written.
-    func noteWrite(_ user: String, _ change: (inout CachedUser) -> Void) {
+    func noteWrite(_ user: String, _ change: (CachedUser) -> Void) {
         userCache.written.insert(user)
-        guard userCache.users[user] != nil else { return }
-        change(&userCache.users[user]!)
+        guard let cached = userCache.users[user] else { return }
+        change(cached)
         // Counted as a row more (most writes add one; what pruning removes is not counted back).
         cachedRows += 1
     }
@@ -187,7 +212,7 @@ extension SQLiteStateStore {
 
     /// A user this connection has not met (or dropped): their version, the parts come when read.
     private func loadUser(_ db: Database, _ user: String) throws -> CachedUser {
-        var cached = CachedUser()
+        let cached = CachedUser()
         cached.version = try fetchInteger(db, sql: Self.selectUserVersion, [user.databaseValue])
         return cached
     }
@@ -197,7 +222,10 @@ extension SQLiteStateStore {
             if cached.delivered == nil {
                 var delivered = CachedUser.Delivered()
                 let rows = try fetchAll(DeliveredRow.self, db, sql: Self.selectUserDelivered, [user.databaseValue])
-                for row in rows { delivered.deliver(row.notification) }
+                for row in rows {
+                    delivered.deliver(row.notification)
+                    delivered.nextSeq = max(delivered.nextSeq, row.seq + 1)
+                }
                 cachedRows += rows.count
                 cached.delivered = delivered
             }
@@ -206,8 +234,42 @@ extension SQLiteStateStore {
     }
 
     func cachedQueue(_ db: Database, _ user: String) throws -> [StoredNotification] {
-        try cachedList(db, user, \.queue) {
-            try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue]).map(\.notification)
+        try withUser(db, user) { cached in
+            if let queue = cached.queue { return queue }
+            let rows = try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue])
+            let queue = rows.map(\.notification)
+            cached.queue = queue
+            cached.nextQueueSeq = (rows.last?.seq ?? 0) + 1
+            cachedRows += rows.count
+            return queue
+        }
+    }
+
+    // The seqs of the user's next rows, given by this store (schema v4): only group, queue and
+    // arrival order within the user depend on them. Worked out from the file when the user is
+    // loaded (again after another connection wrote them), then counted here.
+
+    func nextDeliveredSeq(_ db: Database, _ user: String) throws -> Int64 {
+        try cachedDelivered(db, user) { delivered in
+            defer { delivered.nextSeq += 1 }
+            return delivered.nextSeq
+        }
+    }
+
+    func nextQueueSeq(_ db: Database, _ user: String) throws -> Int64 {
+        _ = try cachedQueue(db, user)
+        return try withUser(db, user) { cached in
+            defer { cached.nextQueueSeq += 1 }
+            return cached.nextQueueSeq
+        }
+    }
+
+    func nextArrivalSeq(_ db: Database, _ user: String) throws -> Int64 {
+        try withUser(db, user) { cached in
+            let seq =
+                try cached.nextArrivalSeq ?? fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1
+            cached.nextArrivalSeq = seq + 1
+            return seq
         }
     }
 
@@ -225,7 +287,7 @@ extension SQLiteStateStore {
 
     /// One of the user's lists, read from the file the first time it is asked for.
     private func cachedList<Item>(
-        _ db: Database, _ user: String, _ part: WritableKeyPath<CachedUser, [Item]?>, read: () throws -> [Item]
+        _ db: Database, _ user: String, _ part: ReferenceWritableKeyPath<CachedUser, [Item]?>, read: () throws -> [Item]
     ) throws -> [Item] {
         try withUser(db, user) { cached in
             if let list = cached[keyPath: part] { return list }
@@ -251,7 +313,10 @@ extension SQLiteStateStore {
         guard !userCache.written.isEmpty else { return }
         for user in userCache.written {
             let version = Int64.random(in: .min ... .max)
-            try execute(db, sql: Self.upsertUserVersion, [user.databaseValue, version.databaseValue])
+            try execute(db, .upsertUserVersion) { p in
+                p.text(user)
+                p.integer(version)
+            }
             userCache.users[user]?.version = version
         }
         userCache.written.removeAll(keepingCapacity: true)

@@ -17,10 +17,10 @@ public import HushCore
 ///   read and write of the store uses its connection (`writingDatabase`).
 /// - A read that fails throws (`Error.failed`, naming the file and what it read): an evaluation
 ///   never goes on as if state were empty.
-/// - Each table has a GRDB record (`StateRecords.swift`). The hot reads and writes are prepared
-///   statements cached per connection, stepped and decoded into those records without GRDB's
-///   cursors (`SQLiteStateStore+RawRows.swift`: twice as fast); group members come from an
-///   index-only scan plus a cache of decoded rows (`SQLiteStateStore+RowCache.swift`).
+/// - Each table has a GRDB record (`StateRecords.swift`). An evaluation's reads come from memory
+///   (`SQLiteStateStore+UserCache.swift`); its writes are statements the store keeps prepared,
+///   bound and stepped without GRDB's values (`SQLiteStateStore+RawRows.swift`), one entry of one
+///   B-tree per row (schema v4, `SQLiteStateStore+Migrations.swift`).
 ///
 /// Not thread-safe (like `InMemoryStateStore`): one owner at a time, hence not `Sendable`.
 public final class SQLiteStateStore: StateStore {
@@ -44,6 +44,10 @@ public final class SQLiteStateStore: StateStore {
     var isWriting: Bool { writingDatabase != nil }
     /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
     var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    /// The texts of the hot statement being run and where each is bound (`Parameters`), kept
+    /// between statements so that binding allocates nothing.
+    var parameterBytes: [UInt8] = []
+    var parameterTexts: [(index: Int32, start: Int, count: Int)] = []
 
     /// Opens (creating it and its directory if needed) the state file at `path`.
     /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
@@ -79,7 +83,7 @@ public final class SQLiteStateStore: StateStore {
 
     package func delivered(user: String, app: String, id: String) throws -> StoredNotification? {
         try read("read a notification") { db in
-            try cachedDelivered(db, user) { $0.byKey[CachedUser.Key(app: app, id: id)] }
+            try cachedDelivered(db, user) { $0[CachedUser.Key(app: app, id: id)] }
         }
     }
 
@@ -137,37 +141,34 @@ public final class SQLiteStateStore: StateStore {
         for change in changes {
             switch change {
             case .deliver(let n):
-                let values = n.columnValues
-                try execute(db, .upsertDelivered, values)
+                try upsertDelivered(n, in: db)
                 // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil { try execute(db, .insertArrival, values) }
+                if n.summaryAt == nil { try insertArrival(n, in: db) }
                 noteWrite(n.user) { cached in
                     cached.delivered?.deliver(n)
-                    if n.summaryAt == nil { cached.arrivals?.append(n) }
+                    if n.summaryAt == nil { cached.arrivals?.append(n.arrival) }
                 }
             case .enqueue(let n):
-                let values = n.columnValues
-                try execute(db, .upsertQueued, values)
-                try execute(db, .insertArrival, values)
+                try upsertQueued(n, in: db)
+                try insertArrival(n, in: db)
                 noteWrite(n.user) { cached in
                     cached.enqueue(n)
-                    cached.arrivals?.append(n)
+                    cached.arrivals?.append(n.arrival)
                 }
             case .replace(let n, let queued):
                 if queued {
-                    try execute(db, .upsertQueued, n.columnValues)
+                    try upsertQueued(n, in: db)
                     noteWrite(n.user) { $0.enqueue(n) }
                 } else {
-                    try execute(db, .upsertDelivered, n.columnValues)
+                    try upsertDelivered(n, in: db)
                     noteWrite(n.user) { $0.delivered?.deliver(n) }
                 }
             case .dequeue(let user, let app, let id):
-                try execute(db, .deleteQueued, [user.databaseValue, app.databaseValue, id.databaseValue])
+                try deleteKey(.deleteQueued, user, app, id, in: db)
                 noteWrite(user) { $0.dequeue(app: app, id: id) }
             case .withdraw(let user, let app, let id):
-                let key = [user.databaseValue, app.databaseValue, id.databaseValue]
-                try execute(db, .deleteDelivered, key)
-                try execute(db, .deleteQueued, key)
+                try deleteKey(.deleteDelivered, user, app, id, in: db)
+                try deleteKey(.deleteQueued, user, app, id, in: db)
                 noteWrite(user) { cached in
                     cached.delivered?.remove(CachedUser.Key(app: app, id: id))
                     cached.dequeue(app: app, id: id)
@@ -178,6 +179,43 @@ public final class SQLiteStateStore: StateStore {
             }
         }
         return try pruneAutomatically(db, after: changes)
+    }
+
+    /// The seq given is the user's next: it is taken only when the notification is new to the
+    /// list or changes group (the upsert decides).
+    private func upsertDelivered(_ n: StoredNotification, in db: Database) throws {
+        let seq = try nextDeliveredSeq(db, n.user)
+        try execute(db, .upsertDelivered) { p in
+            p.integer(seq)
+            p.notification(n, N.every)
+        }
+    }
+
+    /// The seq given is the user's next: a notification replaced in the queue keeps its own.
+    private func upsertQueued(_ n: StoredNotification, in db: Database) throws {
+        let seq = try nextQueueSeq(db, n.user)
+        try execute(db, .upsertQueued) { p in
+            p.integer(seq)
+            p.notification(n, N.every)
+        }
+    }
+
+    private func insertArrival(_ n: StoredNotification, in db: Database) throws {
+        let seq = try nextArrivalSeq(db, n.user)
+        try execute(db, .insertArrival) { p in
+            p.integer(seq)
+            p.notification(n, N.arrivalColumns)
+        }
+    }
+
+    private func deleteKey(_ statement: HotStatement, _ user: String, _ app: String, _ id: String, in db: Database)
+        throws
+    {
+        try execute(db, statement) { p in
+            p.text(user)
+            p.text(app)
+            p.text(id)
+        }
     }
 
     package func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
@@ -227,9 +265,7 @@ public final class SQLiteStateStore: StateStore {
     /// Takes the due summaries from the queue inside the caller's transaction.
     private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
         let queue = try cachedQueue(db, user)
-        for n in queue where SummaryQueue.isDue(n, upTo: t) {
-            try execute(db, sql: Self.deleteQueued, [user.databaseValue, n.app.databaseValue, n.id.databaseValue])
-        }
+        for n in queue where SummaryQueue.isDue(n, upTo: t) { try deleteKey(.deleteQueued, user, n.app, n.id, in: db) }
         noteWrite(user) { cached in cached.queue?.removeAll { SummaryQueue.isDue($0, upTo: t) } }
         return SummaryQueue.dueBatches(of: queue, user: user, upTo: t)
     }
@@ -354,10 +390,10 @@ public final class SQLiteStateStore: StateStore {
         guard db.isInsideTransaction else {
             throw RawSQLiteError(description: "the transaction of the batch was rolled back")
         }
-        try execute(db, .savepoint, [])
+        try execute(db, .savepoint) { _ in }
         do {
             let result = try body(db)
-            try execute(db, .release, [])
+            try execute(db, .release) { _ in }
             return result
         } catch {
             try? execute(db, sql: "ROLLBACK TO hush_write", [])

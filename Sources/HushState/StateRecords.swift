@@ -44,6 +44,8 @@ enum NotificationColumn: String, ColumnExpression, CaseIterable {
 
     /// A notification's key, the conflict target of the upserts.
     static let key: [NotificationColumn] = [.user, .app, .id]
+    /// Every column, in order (`allCases` makes a new array at each call).
+    static let every = allCases
     /// Every column, as SQL: "user, app, …".
     static let list = allCases.map(\.name).joined(separator: ", ")
     /// As many placeholders as columns: "?, ?, …".
@@ -51,6 +53,10 @@ enum NotificationColumn: String, ColumnExpression, CaseIterable {
     /// For an upsert: every column but the key takes the new row's value.
     static let updateFromExcluded = allCases.filter { !key.contains($0) }
         .map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")
+    /// What `arrivals` keeps of a notification (schema v4): what `hush.recent` counts by, and the
+    /// key.
+    static let arrivalColumns: [NotificationColumn] = [.user, .app, .id, .date, .threadID, .sender]
+    static let arrivalList = arrivalColumns.map(\.name).joined(separator: ", ")
 }
 
 extension StoredNotification {
@@ -66,38 +72,6 @@ extension StoredNotification {
             relevance: try c.real(C.relevance), hasMedia: try c.requiredInteger(C.hasMedia) != 0,
             expiration: try c.real(C.expiration), summaryAt: try c.real(C.summaryAt), sender: try c.text(C.sender))
     }
-
-    /// What is stored in `column`. (Optionals are unwrapped here rather than by GRDB's generic
-    /// `Optional.databaseValue`, which looks its conformance up at run time: this is on every write.)
-    func value(of column: NotificationColumn) -> DatabaseValue {
-        switch column {
-        case .user: user.databaseValue
-        case .app: app.databaseValue
-        case .id: id.databaseValue
-        case .date: date.databaseValue
-        case .title: title?.databaseValue ?? .null
-        case .body: body?.databaseValue ?? .null
-        case .category: category?.databaseValue ?? .null
-        case .threadID: threadID?.databaseValue ?? .null
-        case .groupID: groupID?.databaseValue ?? .null
-        case .summaryArgument: summaryArgument?.databaseValue ?? .null
-        case .summaryArgumentCount: summaryArgumentCount.databaseValue
-        case .relevance: relevance?.databaseValue ?? .null
-        case .hasMedia: hasMedia.databaseValue
-        case .expiration: expiration?.databaseValue ?? .null
-        case .summaryAt: summaryAt?.databaseValue ?? .null
-        case .sender: sender?.databaseValue ?? .null
-        }
-    }
-
-    /// Every column's value, in `NotificationColumn` order: the arguments of an INSERT of
-    /// `NotificationColumn.list`.
-    var columnValues: [DatabaseValue] {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(NotificationColumn.allCases.count)
-        for column in NotificationColumn.allCases { values.append(value(of: column)) }
-        return values
-    }
 }
 
 extension StoredNotification {
@@ -107,27 +81,15 @@ extension StoredNotification {
 }
 
 /// A row of `delivered`: a notification delivered and still kept. `seq` orders a group: kept when
-/// the notification is replaced in place, renewed when it changes group. `rev` is drawn anew at
-/// every insert and update (see `RowCache`).
-struct DeliveredRow: StateRecord {
+/// the notification is replaced in place, renewed (above every other of the user's) when it
+/// changes group.
+struct DeliveredRow: SequencedNotificationRow {
     static let databaseTableName = "delivered"
-    enum Columns: String, ColumnExpression { case seq, rev }
-    static var selection: [any ColumnExpression] {
-        NotificationColumn.allCases as [any ColumnExpression] + [Columns.seq, Columns.rev]
-    }
-
     var notification: StoredNotification
     var seq: Int64
-    var rev: Int64
-
-    init(columns c: inout ColumnReader<some ColumnSource>) throws {
-        notification = try StoredNotification(columns: &c)
-        seq = try c.requiredInteger(Columns.seq)
-        rev = try c.requiredInteger(Columns.rev)
-    }
 }
 
-/// A row that is a notification and its `seq`: `queue` and `arrivals` have the same columns.
+/// A row that is a notification and its `seq`: `delivered` and `queue` have the same columns.
 protocol SequencedNotificationRow: StateRecord {
     var notification: StoredNotification { get }
     var seq: Int64 { get }
@@ -155,11 +117,31 @@ struct QueueRow: SequencedNotificationRow {
     var seq: Int64
 }
 
-/// A row of `arrivals`: every notification as it arrived, delivered or queued, for `hush.recent`.
-struct ArrivalRow: SequencedNotificationRow {
+/// A row of `arrivals`: every notification as it arrived, delivered or queued, for `hush.recent`:
+/// what it counts by (`NotificationColumn.arrivalColumns`), the rest left out.
+struct ArrivalRow: StateRecord {
     static let databaseTableName = "arrivals"
+    static var selection: [any ColumnExpression] {
+        NotificationColumn.arrivalColumns as [any ColumnExpression] + [SequenceColumn.seq]
+    }
+
     var notification: StoredNotification
     var seq: Int64
+
+    init(columns c: inout ColumnReader<some ColumnSource>) throws {
+        typealias C = NotificationColumn
+        notification = StoredNotification(
+            user: try c.requiredText(C.user), app: try c.requiredText(C.app), id: try c.requiredText(C.id),
+            date: try c.requiredReal(C.date), threadID: try c.text(C.threadID), sender: try c.text(C.sender))
+        seq = try c.requiredInteger(SequenceColumn.seq)
+    }
+}
+
+extension StoredNotification {
+    /// What `arrivals` keeps of it: the same notification as read back from the file.
+    var arrival: StoredNotification {
+        StoredNotification(user: user, app: app, id: id, date: date, threadID: threadID, sender: sender)
+    }
 }
 
 // MARK: - The other tables

@@ -145,11 +145,63 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         XCTAssertEqual(try store.manualFocus(user: "old")?.name, "Sleep")
         try store.dbQueue.read { db in
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT user FROM user_versions"), ["old"])
-            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 3)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), SQLiteStateStore.schemaVersion)
         }
         let other = try SQLiteStateStore(path: path)
         try other.prune(before: t0)
         try other.setManualFocus(user: "old", nil)
         XCTAssertNil(try store.manualFocus(user: "old"))
+    }
+
+    /// A v3 file (rowid tables, global seqs) opens as v4: every row is kept with its order (group,
+    /// queue, arrivals), and the rows written after it come after it, for this connection and others.
+    func testAV3FileKeepsItsRowsAndTheirOrder() throws {
+        let path = directory.path("v3.sqlite")
+        do {
+            let v3 = try DatabaseQueue(path: path)
+            try SQLiteStateStore.migrator.migrate(v3, upTo: "v3")
+            try v3.write { db in
+                // In group g, b joined before a; in the queue, y was enqueued before x.
+                try db.execute(
+                    sql: """
+                        INSERT INTO delivered (seq, rev, user, app, id, date, title, group_id) VALUES
+                            (9, 1, 'u', 'com.example.chat', 'a', ?, 'A', 'g'),
+                            (5, 2, 'u', 'com.example.chat', 'b', ?, 'B', 'g');
+                        INSERT INTO queue (seq, user, app, id, date, summary_at) VALUES
+                            (7, 'u', 'com.example.news', 'x', ?, ?), (3, 'u', 'com.example.news', 'y', ?, ?);
+                        INSERT INTO arrivals (seq, user, app, id, date, title, sender) VALUES
+                            (1, 'u', 'com.example.chat', 'b', ?, 'B', '+1555'),
+                            (2, 'u', 'com.example.chat', 'a', ?, 'A', NULL);
+                        """,
+                    arguments: [t0 + 1, t0, t0, t0 + 3600, t0, t0 + 3600, t0, t0 + 1])
+            }
+            try v3.close()
+        }
+        let store = try SQLiteStateStore(path: path)
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.title), ["B", "A"])
+        XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.id), ["y", "x"])
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["b", "a"])
+        XCTAssertEqual(try store.recent(user: "u", since: 0).first?.sender, "+1555")
+        try store.dbQueue.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), SQLiteStateStore.schemaVersion)
+        }
+
+        try store.apply([
+            .deliver(note("c", date: t0 + 2, group: "g")),
+            .enqueue(note("z", app: "com.example.news", date: t0, summaryAt: t0 + 3600)),
+        ])
+        let other = try SQLiteStateStore(path: path)
+        for reader in [store, other] {
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["b", "a", "c"])
+            XCTAssertEqual(try reader.queuedNotifications(user: "u").map(\.id), ["y", "x", "z"])
+            XCTAssertEqual(try reader.recent(user: "u", since: 0).map(\.id), ["b", "a", "c", "z"])
+        }
+        // The other connection's writes come after this one's too.
+        try other.apply([.deliver(note("a", date: t0 + 3, group: "h")), .deliver(note("b", date: t0 + 4, group: "g"))])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["b", "c"])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "h").map(\.id), ["a"])
+        try store.apply([.deliver(note("d", date: t0 + 5, group: "h"))])
+        XCTAssertEqual(try other.groupMembers(user: "u", groupID: "h").map(\.id), ["a", "d"])
+        XCTAssertEqual(try other.recent(user: "u", since: 0).map(\.id), ["b", "a", "c", "z", "a", "b", "d"])
     }
 }
