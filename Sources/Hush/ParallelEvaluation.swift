@@ -159,11 +159,12 @@ package final class ParallelEvaluation: @unchecked Sendable {
         }
         run { index in self.decide(worker: index) }
         var output: [UInt8] = []
-        output.reserveCapacity(workers.reduce(0) { $0 + $1.writer.bytes.count } + count * 2)
+        output.reserveCapacity(workers.reduce(0) { $0 + $1.writer.count } + count * 2)
         for i in 0..<count {
             switch slots[i] {
             case .errorLine(let line): output.append(contentsOf: line)
-            case .decided(let worker, let range): output.append(contentsOf: workers[worker].writer.bytes[range])
+            case .decided(let worker, let range):
+                workers[worker].writer.withUnsafeBytes { output.append(contentsOf: $0[range]) }
             case .toDecide: preconditionFailure("a line was left undecided")
             }
             output.append(10)
@@ -173,7 +174,7 @@ package final class ParallelEvaluation: @unchecked Sendable {
             failed += worker.failed
             worker.failed = 0
             worker.mine.removeAll(keepingCapacity: true)
-            worker.writer.bytes.removeAll(keepingCapacity: true)
+            worker.writer.removeAll()
         }
         bytes.removeAll(keepingCapacity: true)
         lines.removeAll(keepingCapacity: true)
@@ -266,11 +267,11 @@ package final class ParallelEvaluation: @unchecked Sendable {
                 envelope.id = "hush-\(runPrefix)-\(generated)"
                 envelope.collapseKey = envelope.id
             }
-            let start = worker.writer.bytes.count
+            let start = worker.writer.count
             do {
                 let decision = try worker.session.evaluate(envelope, context: context, explain: explain)
                 decision.write(to: &worker.writer)
-                slots[i] = .decided(worker: index, range: start..<worker.writer.bytes.count)
+                slots[i] = .decided(worker: index, range: start..<worker.writer.count)
             } catch {
                 slots[i] = .errorLine(ErrorLine.make(lines[i].number, "\(error)"))
                 worker.failed += 1

@@ -62,11 +62,11 @@ struct Evaluate: ParsableCommand {
         var writer = JSONWriter(capacity: 1024)
         // Decides a notification inside its batch (see AcknowledgedOutput).
         var output = AcknowledgedOutput(store: store) { envelope, number, printed in
-            writer.bytes.removeAll(keepingCapacity: true)
+            writer.removeAll()
             do {
                 let decision = try session.evaluate(envelope, context: context, explain: explain)
                 decision.write(to: &writer)
-                printed.append(contentsOf: writer.bytes)
+                writer.withUnsafeBytes { printed.append(contentsOf: $0) }
                 return true
             } catch {
                 printed.append(contentsOf: errorLine(number, "\(error)"))
