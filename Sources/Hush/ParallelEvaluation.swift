@@ -102,11 +102,16 @@ package final class ParallelEvaluation: @unchecked Sendable {
         tookID.deallocate()
     }
 
-    /// Ends the workers' threads; call once, when the input is done with.
-    package func stop() {
+    /// Ends the workers' threads; call once, when the input is done with. A process about to exit
+    /// keeps what the sessions hold in memory (`Session.keepInMemoryUntilExit`); their stores with
+    /// a file are closed all the same.
+    package func stop(keepingMemoryUntilExit: Bool = false) {
         stopping = true
         for gate in gates { gate.signal() }
         for _ in gates { done.wait() }
+        if keepingMemoryUntilExit {
+            for worker in workers { worker.session.keepInMemoryUntilExit() }
+        }
         workers = []
     }
 

@@ -100,6 +100,8 @@ struct Evaluate: ParsableCommand {
             }
         }
         Output.flush()
+        // The process ends here: what the session holds in memory is left to the exit to reclaim.
+        session.keepInMemoryUntilExit()
         if invalid > 0 { throw ExitCode(1) }
     }
 }

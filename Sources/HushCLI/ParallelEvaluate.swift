@@ -19,7 +19,8 @@ struct ParallelEvaluate {
         var stores: [any StateStore] = []
         for _ in 0..<jobs { stores.append(try state.store()) }
         let evaluation = try ParallelEvaluation(engine: engine, stores: stores, context: context, explain: explain)
-        defer { evaluation.stop() }
+        // The process ends after this: what the sessions hold in memory is left to the exit.
+        defer { evaluation.stop(keepingMemoryUntilExit: true) }
         var invalid = 0
         let decideChunk = {
             let (output, failed) = evaluation.decideChunk()
