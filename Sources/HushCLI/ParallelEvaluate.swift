@@ -23,9 +23,7 @@ struct ParallelEvaluate {
         defer { evaluation.stop(keepingMemoryUntilExit: true) }
         var invalid = 0
         let decideChunk = {
-            let (output, failed) = evaluation.decideChunk()
-            Output.writeRaw(output)
-            invalid += failed
+            invalid += evaluation.decideChunk { Output.writeRaw($0) }
         }
         // Before the input may make us wait, what was decided is committed and printed.
         let beforeWaiting = {
