@@ -23,6 +23,8 @@ package final class LineStream {
     /// The unread bytes are buffer[start..<end].
     private var start = 0
     private var end = 0
+    /// buffer[start..<scanned] holds no newline (searched already).
+    private var scanned = 0
     private var atEnd = false
     private var lineNumber = 0
 
@@ -72,34 +74,68 @@ package final class LineStream {
         _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void,
         beforeReading: () throws -> Void = {}
     ) throws {
-        var searchFrom = start
         while true {
-            if let newline = findNewline(from: searchFrom) {
-                try deliver(upTo: newline, body)
-                start = newline + 1
-                searchFrom = start
-            } else if atEnd {
-                if start < end { try deliver(upTo: end, body) }
-                start = end
-                return
-            } else {
-                let scanned = end - start
-                try beforeReading()
-                try fill()
-                searchFrom = start + scanned
-            }
+            try forEachLineInMemory(limit: .max, body)
+            if atEnd { return }
+            try beforeReading()
+            try readMore()
         }
     }
 
-    private func deliver(upTo stop: Int, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+    /// Whether every line was handed out.
+    package var isFinished: Bool { atEnd && start == end }
+
+    /// Whether no line is left in memory to hand out without reading first: the last one read is
+    /// not whole yet.
+    package var needsRead: Bool {
+        guard !atEnd else { return false }
+        if findNewline(from: scanned) != nil { return false }
+        scanned = end
+        return true
+    }
+
+    /// As `forEachLine`, but only the lines in memory already, and at most `limit` non-blank ones:
+    /// nothing is read. Returns how many it handed out. Once no line is left in memory, `readMore()`
+    /// reads more (`needsRead`).
+    @discardableResult
+    package func forEachLineInMemory(
+        limit: Int, _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void
+    ) rethrows -> Int {
+        var handedOut = 0
+        while handedOut < limit {
+            if let newline = findNewline(from: scanned) {
+                if try deliver(upTo: newline, body) { handedOut += 1 }
+                start = newline + 1
+                scanned = start
+            } else {
+                scanned = end
+                if atEnd && start < end {
+                    if try deliver(upTo: end, body) { handedOut += 1 }
+                    start = end
+                }
+                break
+            }
+        }
+        return handedOut
+    }
+
+    /// Reads more input after the lines in memory; it may wait for it (a pipe, a terminal).
+    package func readMore() throws(ReadError) {
+        try fill()
+    }
+
+    /// Hands out the line from `start` to `stop` (its line ending excluded) unless it is blank;
+    /// returns whether it did.
+    private func deliver(upTo stop: Int, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) rethrows -> Bool {
         lineNumber += 1
         let number = lineNumber
         let last = trimmed(stop)
         let first = start
-        try buffer.withUnsafeBytes { raw in
+        return try buffer.withUnsafeBytes { raw in
             let line = UnsafeRawBufferPointer(rebasing: raw[first..<last])
-            guard !Self.isBlank(line) else { return }
+            guard !Self.isBlank(line) else { return false }
             try body(line, number)
+            return true
         }
     }
 
@@ -131,6 +167,7 @@ package final class LineStream {
                     _ = memmove(raw.baseAddress!, raw.baseAddress! + start, count)
                 }
             }
+            scanned -= start
             start = 0
             end = count
         }

@@ -31,9 +31,9 @@ package final class ParallelEvaluation: @unchecked Sendable {
     private enum Slot {
         /// Refused before deciding (not JSON, a bad field), or its decision failed: its error line.
         case errorLine([UInt8])
-        /// Decoded: for `worker` to decide. `generated` is the run's count of generated ids at
-        /// this line when it has no id of its own (0 otherwise).
-        case toDecide(Envelope, worker: Int, generated: Int)
+        /// Decoded: its envelope (in `envelopes`) for `worker` to decide. `generated` is the run's
+        /// count of generated ids at this line when it has no id of its own (0 otherwise).
+        case toDecide(worker: Int, generated: Int)
         /// Decided: its line is `range` of `worker`'s bytes.
         case decided(worker: Int, range: Range<Int>)
     }
@@ -47,6 +47,22 @@ package final class ParallelEvaluation: @unchecked Sendable {
         var document: JSONValue?
     }
 
+    private struct Chunk {
+        var bytes: [UInt8] = []
+        var lines: [Line] = []
+
+        mutating func add(_ line: UnsafeRawBufferPointer, number: Int) {
+            let start = bytes.count
+            bytes.append(contentsOf: line)
+            lines.append(Line(start: start, end: bytes.count, number: number))
+        }
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            lines.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Emptied by `stop`, so the sessions and stores are let go (a SQLite store closes, which
     /// checkpoints its log into the file) before the caller returns.
     private var workers: [Worker]
@@ -56,10 +72,15 @@ package final class ParallelEvaluation: @unchecked Sendable {
     private let explain: Bool
     /// Lines in a chunk at most.
     package let limit: Int
-    /// The chunk: its lines' bytes, one after another.
-    private var bytes: [UInt8] = []
-    private var lines: [Line] = []
+    /// The chunk: its lines' bytes, one after another, and where each line is. One property, so
+    /// that adding a line checks one access to it (the class's properties are checked as they run).
+    private var chunk = Chunk()
+    /// The chunk's output lines, in input order.
+    private var output = JSONWriter(capacity: 1 << 20)
     private let slots: UnsafeMutableBufferPointer<Slot>
+    /// The envelope of each slot `toDecide`, by index (memory left uninitialized otherwise): kept
+    /// apart from the slots so that it is moved in and out, never copied.
+    private let envelopes: UnsafeMutablePointer<Envelope>
     /// Whether a line's decoding took a generated id (counted even when the line was refused
     /// after, as `Session` counts: ids stay those one thread would give).
     private let tookID: UnsafeMutableBufferPointer<Bool>
@@ -85,9 +106,10 @@ package final class ParallelEvaluation: @unchecked Sendable {
         self.limit = max(1, limit)
         slots = .allocate(capacity: self.limit)
         slots.initialize(repeating: .errorLine([]))
+        envelopes = .allocate(capacity: self.limit)
         tookID = .allocate(capacity: self.limit)
         tookID.initialize(repeating: false)
-        lines.reserveCapacity(self.limit)
+        chunk.lines.reserveCapacity(self.limit)
         for index in workers.indices {
             let thread = Thread { [self] in loop(index) }
             thread.name = "hush-eval-\(index)"
@@ -98,15 +120,22 @@ package final class ParallelEvaluation: @unchecked Sendable {
     }
 
     deinit {
+        // No slot is left `toDecide` between chunks: no envelope is left to deinitialize.
         slots.deinitialize().deallocate()
+        envelopes.deallocate()
         tookID.deallocate()
     }
 
-    /// Ends the workers' threads; call once, when the input is done with.
-    package func stop() {
+    /// Ends the workers' threads; call once, when the input is done with. A process about to exit
+    /// keeps what the sessions hold in memory (`Session.keepInMemoryUntilExit`); their stores with
+    /// a file are closed all the same.
+    package func stop(keepingMemoryUntilExit: Bool = false) {
         stopping = true
         for gate in gates { gate.signal() }
         for _ in gates { done.wait() }
+        if keepingMemoryUntilExit {
+            for worker in workers { worker.session.keepInMemoryUntilExit() }
+        }
         workers = []
     }
 
@@ -122,27 +151,25 @@ package final class ParallelEvaluation: @unchecked Sendable {
     }
 
     /// Whether the chunk holds `limit` lines.
-    package var isFull: Bool { lines.count >= limit }
+    package var isFull: Bool { chunk.lines.count >= limit }
 
     /// Adds input line `number` (its bytes, without the line ending) to the chunk.
     package func add(_ line: UnsafeRawBufferPointer, number: Int) {
-        let start = bytes.count
-        bytes.append(contentsOf: line)
-        lines.append(Line(start: start, end: bytes.count, number: number))
+        chunk.add(line, number: number)
     }
 
     /// Adds a whole document already parsed, as input line `number`, to the chunk.
     package func add(_ document: JSONValue, number: Int) {
-        lines.append(Line(start: bytes.count, end: bytes.count, number: number, document: document))
+        chunk.lines.append(Line(start: chunk.bytes.count, end: chunk.bytes.count, number: number, document: document))
     }
 
-    /// Decides the chunk and empties it: returns its output lines, in input order (each ending
-    /// in a newline), and how many of them are error lines. When a worker's batch cannot be
+    /// Decides the chunk and empties it: hands `print` its output lines, in input order (each ending
+    /// in a newline), and returns how many of them are error lines. When a worker's batch cannot be
     /// committed, each of its lines becomes an error naming its input line (nothing of them was
     /// remembered).
-    package func decideChunk() -> (output: [UInt8], failed: Int) {
-        guard !lines.isEmpty else { return ([], 0) }
-        let count = lines.count
+    package func decideChunk(print: (_ lines: UnsafeRawBufferPointer) -> Void) -> Int {
+        guard !chunk.lines.isEmpty else { return 0 }
+        let count = chunk.lines.count
         run { index in self.decode(slice: index) }
         var failed = 0
         // Each worker is handed its lines: in round two it reads no slot but its own, which the
@@ -150,34 +177,39 @@ package final class ParallelEvaluation: @unchecked Sendable {
         for i in 0..<count {
             if tookID[i] { generatedIDs += 1 }
             switch slots[i] {
-            case .toDecide(let envelope, let worker, _):
-                if tookID[i] { slots[i] = .toDecide(envelope, worker: worker, generated: generatedIDs) }
+            case .toDecide(let worker, _):
+                if tookID[i] { slots[i] = .toDecide(worker: worker, generated: generatedIDs) }
                 workers[worker].mine.append(i)
             case .errorLine: failed += 1
             case .decided: preconditionFailure("a line was decided before its round")
             }
         }
         run { index in self.decide(worker: index) }
-        var output: [UInt8] = []
-        output.reserveCapacity(workers.reduce(0) { $0 + $1.writer.bytes.count } + count * 2)
+        collectOutput(count: count, into: &output)
+        output.withUnsafeBytes(print)
+        for worker in workers {
+            failed += worker.failed
+            worker.failed = 0
+            worker.mine.removeAll(keepingCapacity: true)
+            worker.writer.removeAll()
+        }
+        chunk.removeAll()
+        return failed
+    }
+
+    /// The chunk's `count` output lines in input order, copied once from where they were written.
+    private func collectOutput(count: Int, into output: inout JSONWriter) {
+        output.removeAll()
         for i in 0..<count {
             switch slots[i] {
-            case .errorLine(let line): output.append(contentsOf: line)
-            case .decided(let worker, let range): output.append(contentsOf: workers[worker].writer.bytes[range])
+            case .errorLine(let line): line.withUnsafeBytes { output.append($0) }
+            case .decided(let worker, let range):
+                workers[worker].writer.withUnsafeBytes { output.append(UnsafeRawBufferPointer(rebasing: $0[range])) }
             case .toDecide: preconditionFailure("a line was left undecided")
             }
             output.append(10)
             slots[i] = .errorLine([])
         }
-        for worker in workers {
-            failed += worker.failed
-            worker.failed = 0
-            worker.mine.removeAll(keepingCapacity: true)
-            worker.writer.bytes.removeAll(keepingCapacity: true)
-        }
-        bytes.removeAll(keepingCapacity: true)
-        lines.removeAll(keepingCapacity: true)
-        return (output, failed)
     }
 
     /// Runs `body` on every worker at once and returns when all are done.
@@ -201,9 +233,10 @@ package final class ParallelEvaluation: @unchecked Sendable {
 
     /// Round one: parses and decodes the worker's slice of the chunk, as `Session` decodes a line.
     private func decode(slice index: Int) {
+        let lines = chunk.lines
         let count = lines.count
         let range = count * index / workers.count..<count * (index + 1) / workers.count
-        bytes.withUnsafeBytes { raw in
+        chunk.bytes.withUnsafeBytes { raw in
             for i in range {
                 let line = lines[i]
                 var took = false
@@ -219,8 +252,9 @@ package final class ParallelEvaluation: @unchecked Sendable {
                     // Straight from the bytes when the fast reader can vouch for the line, as
                     // `Session` reads one.
                     if let envelope = Envelope.read(line: bytes, fallbackID: placeholder) {
-                        slots[i] = .toDecide(
-                            envelope, worker: Self.worker(of: envelope.user, among: workers.count), generated: 0)
+                        let worker = Self.worker(of: envelope.user, among: workers.count)
+                        (envelopes + i).initialize(to: envelope)
+                        slots[i] = .toDecide(worker: worker, generated: 0)
                         tookID[i] = took
                         continue
                     }
@@ -238,8 +272,9 @@ package final class ParallelEvaluation: @unchecked Sendable {
                     let envelope = try Envelope.decode(
                         json, fallbackID: placeholder(),
                         sourceByteCount: line.document == nil ? line.end - line.start : nil)
-                    slots[i] = .toDecide(
-                        envelope, worker: Self.worker(of: envelope.user, among: workers.count), generated: 0)
+                    let worker = Self.worker(of: envelope.user, among: workers.count)
+                    (envelopes + i).initialize(to: envelope)
+                    slots[i] = .toDecide(worker: worker, generated: 0)
                 } catch {
                     slots[i] = .errorLine(ErrorLine.make(line.number, "\(error)"))
                 }
@@ -262,29 +297,45 @@ package final class ParallelEvaluation: @unchecked Sendable {
             // No batch could be begun: each write commits on its own (and reports its own error).
             decideAll(worker: index)
         } catch {
-            for i in worker.mine { slots[i] = .errorLine(ErrorLine.make(lines[i].number, "\(error)")) }
+            for i in worker.mine { slots[i] = .errorLine(ErrorLine.make(chunk.lines[i].number, "\(error)")) }
             worker.failed = worker.mine.count
         }
     }
 
     private func decideAll(worker index: Int) {
         let worker = workers[index]
+        decideAll(worker: index, writingTo: &worker.writer)
+    }
+
+    /// The worker's lines, each decision written into `writer` (the worker's, taken once).
+    private func decideAll(worker index: Int, writingTo writer: inout JSONWriter) {
+        let worker = workers[index]
         for i in worker.mine {
-            guard case .toDecide(var envelope, _, let generated) = slots[i] else { continue }
-            if generated > 0 {
-                envelope.id = "hush-\(runPrefix)-\(generated)"
-                envelope.collapseKey = envelope.id
+            guard case .toDecide(_, let generated) = slots[i] else {
+                preconditionFailure("a line of the worker was not to decide")
             }
-            let start = worker.writer.bytes.count
+            // Moved out, not copied.
+            let envelope = (envelopes + i).move()
+            let start = writer.count
             do {
-                let decision = try worker.session.evaluate(envelope, context: context, explain: explain)
-                decision.write(to: &worker.writer)
-                slots[i] = .decided(worker: index, range: start..<worker.writer.bytes.count)
+                let decision = try worker.session.evaluate(
+                    identified(envelope, generated: generated), context: context, explain: explain)
+                decision.write(to: &writer)
+                slots[i] = .decided(worker: index, range: start..<writer.count)
             } catch {
-                slots[i] = .errorLine(ErrorLine.make(lines[i].number, "\(error)"))
+                slots[i] = .errorLine(ErrorLine.make(chunk.lines[i].number, "\(error)"))
                 worker.failed += 1
             }
         }
+    }
+
+    /// `envelope` with the id generated for it (`generated` > 0) when it came without one.
+    private func identified(_ envelope: consuming Envelope, generated: Int) -> Envelope {
+        if generated > 0 {
+            envelope.id = "hush-\(runPrefix)-\(generated)"
+            envelope.collapseKey = envelope.id
+        }
+        return envelope
     }
 }
 

@@ -50,28 +50,13 @@ package enum StreamInput {
         _ body: (_ number: Int, _ item: Item) throws -> Void,
         beforeReading: () throws -> Void = {}
     ) throws {
-        guard let firstLine = try lines.peekFirstLine() else { return }
-        // A blank line is not handed out by the splitter, so it has nothing to parse.
-        let first = LineStream.isBlank(firstLine) ? nil : firstLine.withUnsafeBytes(parse)
-        func eachLine(_ line: UnsafeRawBufferPointer, _ number: Int) throws {
-            if number == 1, let first {
-                try body(number, .parsed(first, byteCount: line.count))
-            } else {
-                try body(number, .line(line))
+        let documents = try DocumentStream(lines: lines)
+        while !documents.isFinished {
+            try documents.forEachItemInMemory(limit: .max, body)
+            if documents.needsRead {
+                try beforeReading()
+                try documents.readMore()
             }
-        }
-        guard mayBeginDocument(first, length: firstLine.count) else {
-            try lines.forEachLine(eachLine, beforeReading: beforeReading)
-            return
-        }
-        var wholeByteCount = 0
-        if let document = try lines.withRestReadToEnd({ whole in
-            wholeByteCount = whole.count
-            return singleDocument(whole)
-        }) {
-            try body(1, .parsed(.success(document), byteCount: wholeByteCount))
-        } else {
-            try lines.forEachLine(eachLine)
         }
     }
 
@@ -99,6 +84,83 @@ package enum StreamInput {
     }
 }
 
+/// INPUT as `StreamInput.forEachDocument` reads it, handed out a batch at a time: only what is in
+/// memory already, so that the caller can hand on what it made of it before the input may make it
+/// wait (`needsRead`, then `readMore()`).
+package final class DocumentStream {
+    private let lines: LineStream
+    /// Line 1 as parsed to tell JSON Lines from one document: handed out as it is, not parsed again.
+    private let firstLine: Result<JSONValue, JSONError>?
+    /// The input as one document over several lines, and the length of its text, until handed out.
+    private var wholeDocument: (value: JSONValue, byteCount: Int)?
+    /// Whether the input was one document: its lines are not handed out.
+    private let isOneDocument: Bool
+
+    /// Reads line 1, and the whole input when line 1 may begin one document over several lines.
+    package init(lines: LineStream) throws {
+        self.lines = lines
+        guard let line = try lines.peekFirstLine() else {
+            (firstLine, isOneDocument) = (nil, false)
+            return
+        }
+        // A blank line is not handed out by the splitter, so it has nothing to parse.
+        let first = LineStream.isBlank(line) ? nil : line.withUnsafeBytes(StreamInput.parse)
+        firstLine = first
+        guard StreamInput.mayBeginDocument(first, length: line.count) else {
+            isOneDocument = false
+            return
+        }
+        wholeDocument = try lines.withRestReadToEnd { whole in
+            StreamInput.singleDocument(whole).map { ($0, whole.count) }
+        }
+        isOneDocument = wholeDocument != nil
+    }
+
+    /// Whether every document was handed out.
+    package var isFinished: Bool { isOneDocument ? wholeDocument == nil : lines.isFinished }
+
+    /// Whether nothing is left in memory to hand out: `readMore()` first.
+    package var needsRead: Bool { !isOneDocument && lines.needsRead }
+
+    /// Reads more of the input; it may wait for it (a pipe, a terminal).
+    package func readMore() throws(LineStream.ReadError) { try lines.readMore() }
+
+    /// Calls `body` with each document in memory (at most `limit`), its line number and the length
+    /// of its text, or with why its line is not JSON; returns how many it handed out.
+    @discardableResult
+    package func forEachInMemory(
+        limit: Int,
+        _ body: (_ number: Int, _ document: Result<JSONValue, JSONError>, _ byteCount: Int) throws -> Void
+    ) rethrows -> Int {
+        try forEachItemInMemory(limit: limit) { number, item in
+            switch item {
+            case .line(let line): try body(number, StreamInput.parse(line), line.count)
+            case .parsed(let document, let byteCount): try body(number, document, byteCount)
+            }
+        }
+    }
+
+    /// As `forEachInMemory(limit:_:)`, leaving each line but the first unparsed (`StreamInput.Item`).
+    @discardableResult
+    package func forEachItemInMemory(
+        limit: Int, _ body: (_ number: Int, _ item: StreamInput.Item) throws -> Void
+    ) rethrows -> Int {
+        if isOneDocument {
+            guard let whole = wholeDocument, limit > 0 else { return 0 }
+            wholeDocument = nil
+            try body(1, .parsed(.success(whole.value), byteCount: whole.byteCount))
+            return 1
+        }
+        return try lines.forEachLineInMemory(limit: limit) { line, number in
+            if number == 1, let firstLine {
+                try body(number, .parsed(firstLine, byteCount: line.count))
+            } else {
+                try body(number, .line(line))
+            }
+        }
+    }
+}
+
 extension Session {
     /// Calls `body` with each notification of `input` read as `hush eval` reads it (JSON Lines, or
     /// one object over several lines: see `StreamInput.forEachDocument`) and decoded as
@@ -123,5 +185,30 @@ extension Session {
                 case .parsed(.failure(let error), _): try body(number, .failure(LineError(line: number, error)))
                 }
             }, beforeReading: beforeReading)
+    }
+}
+
+extension Session {
+    /// As `forEachEnvelope(in:_:beforeReading:)`, a batch at a time: calls `body` with each
+    /// notification of `input` in memory already (at most `limit`), and returns how many it handed
+    /// out. The envelope is `body`'s to consume (`evaluate` takes it without a copy).
+    @discardableResult
+    package func forEachEnvelopeInMemory(
+        of input: DocumentStream, limit: Int,
+        _ body: (_ number: Int, _ envelope: consuming Result<Envelope, LineError>) throws -> Void
+    ) rethrows -> Int {
+        try input.forEachItemInMemory(limit: limit) { number, item in
+            switch item {
+            case .line(let line):
+                try body(number, Result { () throws(LineError) in try envelope(fromLine: line, number: number) })
+            case .parsed(.success(let json), let byteCount):
+                try body(
+                    number,
+                    Result { () throws(LineError) in
+                        try envelope(from: json, number: number, sourceByteCount: byteCount)
+                    })
+            case .parsed(.failure(let error), _): try body(number, .failure(LineError(line: number, error)))
+            }
+        }
     }
 }

@@ -59,56 +59,49 @@ struct Evaluate: ParsableCommand {
         // Read once: a property wrapper's getter is not free on every line.
         let explain = self.explain
         var invalid = 0
-        var writer = JSONWriter(capacity: 1024)
-        // Decides a notification inside its batch (see AcknowledgedOutput).
-        var output = AcknowledgedOutput(store: store) { envelope, number, printed in
-            writer.bytes.removeAll(keepingCapacity: true)
-            do {
-                let decision = try session.evaluate(envelope, context: context, explain: explain)
-                decision.write(to: &writer)
-                printed.append(contentsOf: writer.bytes)
-                return true
-            } catch {
-                printed.append(contentsOf: errorLine(number, "\(error)"))
-                return false
-            }
-        }
-        // After each commit, a closed stdout (`| head -1`) stops the run: the batches committed
-        // stay whole, and no more input is read or decided.
-        let evaluateOne: (Int, Result<Envelope, LineError>) throws -> Void = { number, decoded in
-            switch decoded {
-            case .success(let envelope):
-                output.add(envelope, number: number)
-            case .failure(let error):
-                invalid += 1
-                output.add(errorLine(number, "\(error.reason)"), number: number)
-            }
-            if output.isFull {
-                invalid += output.commit(errorLine: errorLine)
-                try Output.stopIfClosed()
-            }
-        }
-        // Before the input may make us wait, what was decided is committed and printed.
-        let beforeWaiting = {
-            invalid += output.commit(errorLine: errorLine)
-            Output.flush()
-            try Output.stopIfClosed()
-        }
+        var output = AcknowledgedOutput(store: store)
         try InputFile.withLines(input) { lines in
             do {
-                try session.forEachEnvelope(in: lines, evaluateOne, beforeReading: beforeWaiting)
+                let notifications = try DocumentStream(lines: lines)
+                while !notifications.isFinished {
+                    if notifications.needsRead {
+                        // Before the input may make us wait, what was decided is printed.
+                        Output.flush()
+                        try Output.stopIfClosed()
+                        try notifications.readMore()
+                        continue
+                    }
+                    // The lines in memory, a batch at a time: each decision written into the batch.
+                    invalid += output.commit { batch in
+                        session.forEachEnvelopeInMemory(of: notifications, limit: batch.room) { number, decoded in
+                            switch consume decoded {
+                            case .success(let envelope):
+                                do {
+                                    batch.add(
+                                        try session.evaluate(envelope, context: context, explain: explain),
+                                        number: number)
+                                } catch {
+                                    batch.addError("\(error)", number: number)
+                                }
+                            case .failure(let error):
+                                batch.addError("\(error.reason)", number: number)
+                            }
+                        }
+                    }
+                    // After each commit, a closed stdout (`| head -1`) stops the run: the batches
+                    // committed stay whole, and no more input is read or decided.
+                    try Output.stopIfClosed()
+                }
             } catch let error as LineStream.ReadError {
-                try beforeWaiting()
+                Output.flush()
+                try Output.stopIfClosed()
                 Output.error("hush: \(input ?? "stdin"): \(error)")
                 throw ExitCode(2)
             }
         }
-        invalid += output.commit(errorLine: errorLine)
         Output.flush()
+        // The process ends here: what the session holds in memory is left to the exit to reclaim.
+        session.keepInMemoryUntilExit()
         if invalid > 0 { throw ExitCode(1) }
-    }
-
-    private func errorLine(_ number: Int, _ message: String) -> [UInt8] {
-        ErrorLine.make(number, message)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HushJSON
 
 /// Buffered standard output and unbuffered standard error: printing lives in the CLI only.
 enum Output {
@@ -26,8 +27,23 @@ enum Output {
 
     /// Bytes that are whole lines already.
     static func writeRaw(_ bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 16 { flush() }
+        bytes.withUnsafeBytes { writeRaw($0) }
+    }
+
+    /// Whole lines already, written by a `JSONWriter`.
+    static func write(_ lines: borrowing JSONWriter) {
+        lines.withUnsafeBytes { writeRaw($0) }
+    }
+
+    /// Bytes that are whole lines already. A large write (a batch of `hush eval`) goes out from where
+    /// it is, after what is buffered, rather than being copied into the buffer first.
+    static func writeRaw(_ bytes: UnsafeRawBufferPointer) {
+        if buffer.count + bytes.count < 1 << 16 {
+            buffer.append(contentsOf: bytes)
+            return
+        }
+        flush()
+        writeOut(bytes)
     }
 
     static func line(_ text: String) {
@@ -36,20 +52,23 @@ enum Output {
 
     static func flush() {
         defer { buffer.removeAll(keepingCapacity: true) }
-        guard !buffer.isEmpty, !closed else { return }
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(1, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 {
-                    // SIGPIPE is ignored (HushCommand.main): a reader that left is seen here, as EPIPE.
-                    failure = n < 0 ? errno : EIO
-                    closed = true
-                    return
-                }
-                offset += n
+        buffer.withUnsafeBytes { writeOut($0) }
+    }
+
+    /// Writes `bytes` to standard output unless it is closed (then they are dropped).
+    private static func writeOut(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty, !closed else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = Foundation.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                // SIGPIPE is ignored (HushCommand.main): a reader that left is seen here, as EPIPE.
+                failure = n < 0 ? errno : EIO
+                closed = true
+                return
             }
+            offset += n
         }
     }
 

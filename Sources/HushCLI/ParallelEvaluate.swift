@@ -19,12 +19,11 @@ struct ParallelEvaluate {
         var stores: [any StateStore] = []
         for _ in 0..<jobs { stores.append(try state.store()) }
         let evaluation = try ParallelEvaluation(engine: engine, stores: stores, context: context, explain: explain)
-        defer { evaluation.stop() }
+        // The process ends after this: what the sessions hold in memory is left to the exit.
+        defer { evaluation.stop(keepingMemoryUntilExit: true) }
         var invalid = 0
         let decideChunk = {
-            let (output, failed) = evaluation.decideChunk()
-            Output.writeRaw(output)
-            invalid += failed
+            invalid += evaluation.decideChunk { Output.writeRaw($0) }
         }
         // Before the input may make us wait, what was decided is committed and printed.
         let beforeWaiting = {

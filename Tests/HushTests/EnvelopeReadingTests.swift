@@ -50,13 +50,32 @@ final class EnvelopeReadingTests: XCTestCase {
         var waits = 0
     }
 
-    func read(_ text: String, chunkSize: Int = 16) throws -> Read {
+    func read(_ text: String, chunkSize: Int = 16, batch: Int? = nil) throws -> Read {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("input-\(UUID().uuidString)")
         try Data(text.utf8).write(to: url)
         let fd = open(url.path, O_RDONLY)
         try FileManager.default.removeItem(at: url)
         defer { close(fd) }
         var read = Read()
+        if let batch {
+            // As `hush eval` reads: what is in memory, a batch at a time, then a read.
+            let input = try DocumentStream(lines: LineStream(descriptor: fd, chunkSize: chunkSize))
+            while !input.isFinished {
+                if input.needsRead {
+                    read.waits += 1
+                    try input.readMore()
+                    continue
+                }
+                let count = session.forEachEnvelopeInMemory(of: input, limit: batch) { number, decoded in
+                    switch consume decoded {
+                    case .success(let envelope): read.items.append((number, envelope.id))
+                    case .failure(let error): read.items.append((number, error.reason.description))
+                    }
+                }
+                XCTAssertLessThanOrEqual(count, batch)
+            }
+            return read
+        }
         try session.forEachEnvelope(
             in: LineStream(descriptor: fd, chunkSize: chunkSize),
             { number, decoded in
@@ -105,5 +124,30 @@ final class EnvelopeReadingTests: XCTestCase {
     func testEmptyInputHasNoNotifications() throws {
         XCTAssertTrue(try read("").items.isEmpty)
         XCTAssertTrue(try read("\n \n").items.isEmpty)
+    }
+
+    func testReadingABatchAtATimeHandsOutWhatStreamingDoes() throws {
+        let line = "{\"app\":\"x\",\"id\":\"n\",\"payload\":{\"aps\":{\"alert\":\"a longer line than a chunk\"}}}"
+        let inputs = [
+            "{\"app\":\"x\",\"id\":\"a\",\"payload\":{}}\n\n{\"app\": 3}\r\n{\"app\":\"x\",\"id\":\"b\",\"payload\":{}}",
+            "{\n  \"app\": \"x\",\r\n  \"id\": \"pretty\",\n  \"payload\": {}\n}\n",
+            "{\"app\":\n\"x\"}\n{\"app\":\"x\",\"id\":\"c\",\"payload\":{}}\n",
+            "garbage\n{\"app\":\"x\",\"id\":\"d\",\"payload\":{}}\n",
+            "", "\n \n", "\n\n" + line,
+            Array(repeating: line, count: 7).joined(separator: "\n") + "\n\n  \n",
+        ]
+        for input in inputs {
+            for chunkSize in [16, 31, 1 << 20] {
+                let streamed = try read(input, chunkSize: chunkSize)
+                for batch in [1, 2, 1000] {
+                    let batched = try read(input, chunkSize: chunkSize, batch: batch)
+                    XCTAssertEqual(
+                        batched.items.map(\.0), streamed.items.map(\.0), "\(input.debugDescription) \(batch)")
+                    XCTAssertEqual(
+                        batched.items.map(\.1), streamed.items.map(\.1), "\(input.debugDescription) \(batch)")
+                    XCTAssertEqual(batched.waits, streamed.waits, "a read whenever nothing is left in memory")
+                }
+            }
+        }
     }
 }

@@ -174,17 +174,15 @@ package final class ServiceCore {
         if single, case .parsed(.failure(let error)) = documents[0].source {
             throw .badRequest(error.message, field: nil)
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(documents.count * 600)
+        // One writer for the whole answer: each decision is written in place, not copied after.
+        var w = JSONWriter(capacity: documents.count * 600)
         var decided: [Decided] = []
         decided.reserveCapacity(documents.count)
         var singleError: Refusal?
         var failure: (any Error)?
         do {
             try store.batch {
-                var w = JSONWriter(capacity: 640)
                 for (number, source) in documents {
-                    w.bytes.removeAll(keepingCapacity: true)
                     do {
                         let envelope: Envelope
                         switch source {
@@ -208,16 +206,15 @@ package final class ServiceCore {
                         decided.append(made)
                         decision.write(to: &w)
                     } catch let error as JSONError {
-                        w.bytes = ErrorLine.make(number, error.message)
+                        ErrorLine.make(number, error.message).withUnsafeBytes { w.append($0) }
                     } catch let error as InputError {
                         if single { singleError = .badRequest(error.description, field: error.field) }
-                        w.bytes = ErrorLine.make(number, error.description)
+                        ErrorLine.make(number, error.description).withUnsafeBytes { w.append($0) }
                     } catch {
                         failure = error
-                        w.bytes = ErrorLine.make(number, "\(error)")
+                        ErrorLine.make(number, "\(error)").withUnsafeBytes { w.append($0) }
                     }
-                    output += w.bytes
-                    if !single { output.append(10) }
+                    if !single { w.append(10) }
                 }
             }
         } catch {
@@ -225,7 +222,7 @@ package final class ServiceCore {
         }
         if let singleError { throw singleError }
         if single, let failure { throw .unavailable("\(failure)") }
-        return DecisionOutput(single: single, body: output, decided: decided)
+        return DecisionOutput(single: single, body: w.bytes, decided: decided)
     }
 
     /// A line of a request's body: its place in the batch's copy of the lines, or (line 1, one
