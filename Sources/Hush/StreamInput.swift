@@ -151,13 +151,21 @@ package final class DocumentStream {
             try body(1, .parsed(.success(whole.value), byteCount: whole.byteCount))
             return 1
         }
+        // The item is made outside the closure: Swift 6.3 miscompiles a `rethrows` closure that
+        // binds a captured optional (`if number == 1, let firstLine`) and then throws — the throw
+        // crashes (ThrowThroughStreamTests).
+        let firstLine = self.firstLine
         return try lines.forEachLineInMemory(limit: limit) { line, number in
-            if number == 1, let firstLine {
-                try body(number, .parsed(firstLine, byteCount: line.count))
-            } else {
-                try body(number, .line(line))
-            }
+            try body(number, Self.item(line, number: number, firstLine: firstLine))
         }
+    }
+
+    /// Line `number` as handed out: line 1 as parsed already, any other as its bytes.
+    private static func item(
+        _ line: UnsafeRawBufferPointer, number: Int, firstLine: Result<JSONValue, JSONError>?
+    ) -> StreamInput.Item {
+        if number == 1, let firstLine { return .parsed(firstLine, byteCount: line.count) }
+        return .line(line)
     }
 }
 
