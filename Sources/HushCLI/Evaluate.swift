@@ -54,7 +54,7 @@ struct Evaluate: ParsableCommand {
                 .run(input)
             return
         }
-        let store = try state.store()
+        let store = try state.batchStore()
         let session = try engine.makeSession(storing: store)
         // Read once: a property wrapper's getter is not free on every line.
         let explain = self.explain

@@ -17,7 +17,7 @@ struct ParallelEvaluate {
 
     func run(_ input: String?) throws {
         var stores: [any StateStore] = []
-        for _ in 0..<jobs { stores.append(try state.store()) }
+        for _ in 0..<jobs { stores.append(try state.batchStore()) }
         let evaluation = try ParallelEvaluation(engine: engine, stores: stores, context: context, explain: explain)
         // The process ends after this: what the sessions hold in memory is left to the exit.
         defer { evaluation.stop(keepingMemoryUntilExit: true) }

@@ -57,7 +57,7 @@ struct SimulateCommand: ParsableCommand {
         if html != nil { return try drawPage() }
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
-        let store = try state.store()
+        let store = try state.batchStore()
         let session = try engine.makeSession(storing: store)
         let clock = session.clock(for: context)
         let end = until?.seconds

@@ -53,6 +53,22 @@ struct StateOptions: ParsableArguments {
         }
     }
 
+    /// The store for a command that writes in batches and answers nobody between them (`eval`,
+    /// `simulate`): a SQLite file lets its log grow to 10,000 pages between checkpoints
+    /// (`SQLiteStateStore.checkpointEvery(pages:)`), where a service keeps SQLite's 1,000.
+    func batchStore() throws -> any StateStore {
+        let store = try store()
+        if let file = store as? SQLiteStateStore {
+            do {
+                try file.checkpointEvery(pages: 10_000)
+            } catch {
+                Output.error("hush: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        return store
+    }
+
     /// For commands that only read: a read that fails (a damaged file) is an error (exit 2), not
     /// an empty answer.
     static func reading<T>(_ read: () throws -> T) throws -> T {

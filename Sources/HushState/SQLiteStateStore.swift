@@ -55,6 +55,23 @@ public final class SQLiteStateStore: StateStore {
     /// - Throws: `HushError` with code `state_unusable` when the file cannot be used (its folder
     ///   cannot be made, it is not a Hush state file, a newer Hush wrote it, the retention is not a
     ///   positive number of days); the file is then left as it was.
+    /// SQLite's own checkpoint interval, in pages of log.
+    static let defaultCheckpointPages = 1000
+
+    /// Lets the log grow to `pages` pages before a commit copies it into the file. `hush eval`,
+    /// which commits batches of up to 1,000 lines and answers nobody in between, checkpoints every
+    /// 10,000: a batch writes about a thousand pages, largely the same ones batch after batch, so
+    /// fewer checkpoints copy (and sync) them fewer times — a fifth of its system time. A service
+    /// keeps SQLite's 1,000, as a checkpoint of 10,000 pages stalls the request whose commit runs
+    /// it (p99 of single notifications 9 ms -> 33 ms).
+    package func checkpointEvery(pages: Int) throws {
+        do {
+            try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)") }
+        } catch {
+            throw SQLiteStateStore.Error.failed(path: path, action: "set its checkpoint interval", reason: "\(error)")
+        }
+    }
+
     public convenience init(path: String, retentionDays: Double = 7) throws(HushError) {
         do {
             try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
