@@ -179,24 +179,10 @@ extension Session {
         beforeReading: () throws -> Void = {}
     ) throws {
         try StreamInput.forEachItem(
-            in: input,
-            { number, item in
-                switch item {
-                case .line(let line):
-                    try body(number, Result { () throws(LineError) in try envelope(fromLine: line, number: number) })
-                case .parsed(.success(let json), let byteCount):
-                    try body(
-                        number,
-                        Result { () throws(LineError) in
-                            try envelope(from: json, number: number, sourceByteCount: byteCount)
-                        })
-                case .parsed(.failure(let error), _): try body(number, .failure(LineError(line: number, error)))
-                }
-            }, beforeReading: beforeReading)
+            in: input, { number, item in try body(number, envelope(of: item, number: number)) },
+            beforeReading: beforeReading)
     }
-}
 
-extension Session {
     /// As `forEachEnvelope(in:_:beforeReading:)`, a batch at a time: calls `body` with each
     /// notification of `input` in memory already (at most `limit`), and returns how many it handed
     /// out. The envelope is `body`'s to consume (`evaluate` takes it without a copy).
@@ -206,17 +192,20 @@ extension Session {
         _ body: (_ number: Int, _ envelope: consuming Result<Envelope, LineError>) throws -> Void
     ) rethrows -> Int {
         try input.forEachItemInMemory(limit: limit) { number, item in
-            switch item {
-            case .line(let line):
-                try body(number, Result { () throws(LineError) in try envelope(fromLine: line, number: number) })
-            case .parsed(.success(let json), let byteCount):
-                try body(
-                    number,
-                    Result { () throws(LineError) in
-                        try envelope(from: json, number: number, sourceByteCount: byteCount)
-                    })
-            case .parsed(.failure(let error), _): try body(number, .failure(LineError(line: number, error)))
-            }
+            try body(number, envelope(of: item, number: number))
+        }
+    }
+
+    /// The notification of input line `number`: read from its bytes (`envelope(fromLine:number:)`),
+    /// or decoded from the value parsed already, or why it was refused.
+    private func envelope(of item: StreamInput.Item, number: Int) -> Result<Envelope, LineError> {
+        switch item {
+        case .line(let line):
+            Result { () throws(LineError) in try envelope(fromLine: line, number: number) }
+        case .parsed(.success(let json), let byteCount):
+            Result { () throws(LineError) in try envelope(from: json, number: number, sourceByteCount: byteCount) }
+        case .parsed(.failure(let error), _):
+            .failure(LineError(line: number, error))
         }
     }
 }

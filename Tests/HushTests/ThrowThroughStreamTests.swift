@@ -41,6 +41,16 @@ final class ThrowThroughStreamTests: XCTestCase {
                     if number == stopAt { throw Stop() }
                 })
             XCTAssertEqual(items2, Array(1...stopAt))
+            let session = try Engine().makeSession()
+            var envelopes: [Int] = []
+            XCTAssertThrowsError(
+                try session.forEachEnvelopeInMemory(
+                    of: DocumentStream(lines: LineStream(bytes: bytes)), limit: .max
+                ) { number, _ in
+                    envelopes.append(number)
+                    if number == stopAt { throw Stop() }
+                })
+            XCTAssertEqual(envelopes, Array(1...stopAt))
         }
     }
 }
