@@ -49,12 +49,6 @@ public final class SQLiteStateStore: StateStore {
     var parameterBytes: [UInt8] = []
     var parameterTexts: [(index: Int32, start: Int, count: Int)] = []
 
-    /// Opens (creating it and its directory if needed) the state file at `path`.
-    /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
-    ///   relative to the newest date a user's evaluations saw, are pruned automatically.
-    /// - Throws: `HushError` with code `state_unusable` when the file cannot be used (its folder
-    ///   cannot be made, it is not a Hush state file, a newer Hush wrote it, the retention is not a
-    ///   positive number of days); the file is then left as it was.
     /// SQLite's own checkpoint interval, in pages of log.
     static let defaultCheckpointPages = 1000
 
@@ -72,6 +66,12 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
+    /// Opens (creating it and its directory if needed) the state file at `path`.
+    /// - Parameter retentionDays: delivered notifications, arrivals and calls older than this,
+    ///   relative to the newest date a user's evaluations saw, are pruned automatically.
+    /// - Throws: `HushError` with code `state_unusable` when the file cannot be used (its folder
+    ///   cannot be made, it is not a Hush state file, a newer Hush wrote it, the retention is not a
+    ///   positive number of days); the file is then left as it was.
     public convenience init(path: String, retentionDays: Double = 7) throws(HushError) {
         do {
             try self.init(path: path, retentionDays: retentionDays, pruneEvery: RetentionPolicy.defaultPruneEvery)
