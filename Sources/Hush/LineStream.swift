@@ -119,6 +119,16 @@ package final class LineStream {
         return handedOut
     }
 
+    /// Whether `readMore()` may have to wait for input: not on a regular file, nor on a pipe or
+    /// terminal with input (or its end) ready now.
+    package var readMayWait: Bool {
+        guard descriptor >= 0, !atEnd else { return false }
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG { return false }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&ready, 1, 0) != 1
+    }
+
     /// Reads more input after the lines in memory; it may wait for it (a pipe, a terminal).
     package func readMore() throws(ReadError) {
         try fill()

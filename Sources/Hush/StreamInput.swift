@@ -125,6 +125,9 @@ package final class DocumentStream {
     /// Reads more of the input; it may wait for it (a pipe, a terminal).
     package func readMore() throws(LineStream.ReadError) { try lines.readMore() }
 
+    /// Whether `readMore()` may have to wait (`LineStream.readMayWait`).
+    package var readMayWait: Bool { lines.readMayWait }
+
     /// Calls `body` with each document in memory (at most `limit`), its line number and the length
     /// of its text, or with why its line is not JSON; returns how many it handed out.
     @discardableResult

@@ -24,7 +24,7 @@ struct AcknowledgedOutput: ~Copyable {
         /// Lines in a batch at most.
         let limit: Int
 
-        fileprivate init(limit: Int) {
+        init(limit: Int) {
             self.limit = limit
             numbers.reserveCapacity(limit)
         }
@@ -45,6 +45,12 @@ struct AcknowledgedOutput: ~Copyable {
             text.append(10)
             numbers.append(number)
             failed += 1
+        }
+
+        /// Prints the lines; returns how many of them are errors.
+        consuming func write() -> Int {
+            Output.write(text)
+            return failed
         }
 
         fileprivate mutating func removeAll() {

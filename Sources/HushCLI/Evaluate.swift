@@ -58,6 +58,11 @@ struct Evaluate: ParsableCommand {
         let session = try engine.makeSession(storing: store)
         // Read once: a property wrapper's getter is not free on every line.
         let explain = self.explain
+        // HUSH_WRITE_BEHIND=0: the ordinary way (docs/reference.md, "Write-behind").
+        if let file = store as? SQLiteStateStore, ProcessInfo.processInfo.environment["HUSH_WRITE_BEHIND"] != "0" {
+            try evaluateWritingBehind(session: session, store: file, context: context, explain: explain)
+            return
+        }
         var invalid = 0
         var output = AcknowledgedOutput(store: store)
         try InputFile.withLines(input) { lines in
@@ -74,18 +79,7 @@ struct Evaluate: ParsableCommand {
                     // The lines in memory, a batch at a time: each decision written into the batch.
                     invalid += output.commit { batch in
                         session.forEachEnvelopeInMemory(of: notifications, limit: batch.room) { number, decoded in
-                            switch consume decoded {
-                            case .success(let envelope):
-                                do {
-                                    batch.add(
-                                        try session.evaluate(envelope, context: context, explain: explain),
-                                        number: number)
-                                } catch {
-                                    batch.addError("\(error)", number: number)
-                                }
-                            case .failure(let error):
-                                batch.addError("\(error.reason)", number: number)
-                            }
+                            Self.decide(number, decoded, session, context, explain, into: &batch)
                         }
                     }
                     // After each commit, a closed stdout (`| head -1`) stops the run: the batches
@@ -93,15 +87,82 @@ struct Evaluate: ParsableCommand {
                     try Output.stopIfClosed()
                 }
             } catch let error as LineStream.ReadError {
-                Output.flush()
-                try Output.stopIfClosed()
-                Output.error("hush: \(input ?? "stdin"): \(error)")
-                throw ExitCode(2)
+                try stop(reading: error)
             }
         }
+        try finish(session, invalid: invalid)
+    }
+
+    /// The input could not be read on: what was printed stays, exit 2.
+    private func stop(reading error: LineStream.ReadError) throws -> Never {
+        Output.flush()
+        try Output.stopIfClosed()
+        Output.error("hush: \(input ?? "stdin"): \(error)")
+        throw ExitCode(2)
+    }
+
+    /// Every line decided and printed: exit 1 when any is an error line.
+    private func finish(_ session: Session, invalid: Int) throws {
         Output.flush()
         // The process ends here: what the session holds in memory is left to the exit to reclaim.
         session.keepInMemoryUntilExit()
         if invalid > 0 { throw ExitCode(1) }
+    }
+
+    /// Writes the decision of input line `number`, or why it has none, into `batch`.
+    private static func decide(
+        _ number: Int, _ decoded: consuming Result<Envelope, LineError>, _ session: Session,
+        _ context: EvaluationContext, _ explain: Bool, into batch: inout AcknowledgedOutput.Batch
+    ) {
+        switch consume decoded {
+        case .success(let envelope):
+            do {
+                batch.add(try session.evaluate(envelope, context: context, explain: explain), number: number)
+            } catch {
+                batch.addError("\(error)", number: number)
+            }
+        case .failure(let error):
+            batch.addError("\(error.reason)", number: number)
+        }
+    }
+
+    /// The same loop over a SQLite file, with its writes committed behind the decisions
+    /// (`WriteBehindOutput`): a batch is decided while the one before it is committed.
+    private func evaluateWritingBehind(
+        session: Session, store: SQLiteStateStore, context: EvaluationContext, explain: Bool
+    ) throws {
+        var invalid = 0
+        var output = try WriteBehindOutput(store: store)
+        let decide: WriteBehindOutput.Decide = { item, batch in
+            Self.decide(item.number, item.envelope, session, context, explain, into: &batch)
+        }
+        try InputFile.withLines(input) { lines in
+            do {
+                let notifications = try DocumentStream(lines: lines)
+                while !notifications.isFinished {
+                    if notifications.needsRead {
+                        // Before the input may make us wait, what was decided is committed and
+                        // printed (a file, or a pipe with input ready, does not wait).
+                        if notifications.readMayWait {
+                            invalid += try output.drain(decide)
+                            Output.flush()
+                        }
+                        try Output.stopIfClosed()
+                        try notifications.readMore()
+                        continue
+                    }
+                    var items: [WriteBehindOutput.Item] = []
+                    items.reserveCapacity(output.limit)
+                    session.forEachEnvelopeInMemory(of: notifications, limit: output.limit) { number, decoded in
+                        items.append((number, decoded))
+                    }
+                    invalid += try output.submit(items, decide)
+                }
+                invalid += try output.drain(decide)
+            } catch let error as LineStream.ReadError {
+                try stop(reading: error)
+            }
+        }
+        try finish(session, invalid: invalid)
     }
 }

@@ -57,6 +57,9 @@ extension SQLiteStateStore {
             hotStatements[hot.rawValue] = prepared
             statement = prepared.sqliteStatement
         }
+        if isRecording {
+            return try record(hot, expecting: sqlite3_bind_parameter_count(statement), bind)
+        }
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
         // The buffers are the store's, taken for the call: no allocation per statement.
@@ -182,12 +185,18 @@ enum HotStatement: Int, CaseIterable {
 /// The parameters of one hot statement, in order. Numbers and NULLs are bound at once; texts are
 /// gathered in `bytes` and bound by `execute` in place (GRDB's values, and SQLite's copy of each
 /// text, cost more than the insert itself).
+///
+/// Recording (write-behind, `SQLiteStateStore+WriteBehind.swift`), nothing is bound: the values
+/// are appended to `values` (texts to `bytes`, as ranges), to be bound by the writer.
 struct Parameters {
-    let statement: SQLiteStatement
+    /// nil: recording.
+    let statement: SQLiteStatement?
     /// The last parameter bound (1-based, as SQLite counts them).
     private(set) var index: Int32 = 0
     var bytes: [UInt8]
     var texts: [(index: Int32, start: Int, count: Int)]
+    /// What was recorded, in order (recording only).
+    var values: [SQLiteStateStore.BoundValue] = []
     /// The first binding that failed, if any.
     private(set) var failure = SQLITE_OK
 
@@ -199,22 +208,39 @@ struct Parameters {
         self.texts.removeAll(keepingCapacity: true)
     }
 
+    /// Appends to `bytes` and `values` (a log's, taken for the call).
+    init(recordingInto bytes: [UInt8], values: [SQLiteStateStore.BoundValue]) {
+        statement = nil
+        self.bytes = bytes
+        self.values = values
+        texts = []
+    }
+
     mutating func text(_ value: String?) {
         index += 1
-        guard let value else { return note(sqlite3_bind_null(statement, index)) }
+        guard let value else {
+            guard let statement else { return values.append(.null) }
+            return note(sqlite3_bind_null(statement, index))
+        }
         let start = bytes.count
         bytes.append(contentsOf: value.utf8)
-        texts.append((index, start, bytes.count - start))
+        if statement == nil {
+            values.append(.text(start: start, count: bytes.count - start))
+        } else {
+            texts.append((index, start, bytes.count - start))
+        }
     }
 
     mutating func real(_ value: Double?) {
         index += 1
+        guard let statement else { return values.append(value.map { .real($0) } ?? .null) }
         // NaN is bound as NULL by SQLite itself, as GRDB's values were.
         note(value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
     }
 
     mutating func integer(_ value: Int64) {
         index += 1
+        guard let statement else { return values.append(.integer(value)) }
         note(sqlite3_bind_int64(statement, index, value))
     }
 

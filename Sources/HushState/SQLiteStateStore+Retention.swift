@@ -12,14 +12,15 @@ extension SQLiteStateStore {
             var entry = try retentionBook[user] ?? loadRetention(db, user: user)
             if let cutoffs = retention.noteApply(&entry, newest: newest) {
                 try pruneUser(db, user: user, before: cutoffs)
-                try RetentionRow(user: user, prunedThrough: entry.newest).upsert(db)
+                let row = RetentionRow(user: user, prunedThrough: entry.newest)
+                try run(db) { db in try row.upsert(db) }
             }
             updated[user] = entry
         }
         return updated
     }
 
-    private func loadRetention(_ db: Database, user: String) throws -> RetentionBookEntry {
+    func loadRetention(_ db: Database, user: String) throws -> RetentionBookEntry {
         RetentionBookEntry(prunedThrough: try RetentionRow.fetchOne(db, key: user)?.prunedThrough)
     }
 
@@ -28,11 +29,13 @@ extension SQLiteStateStore {
     func pruneUser(_ db: Database, user: String, before cutoffs: RetentionPolicy.Cutoffs) throws {
         let t = cutoffs.notifications
         noteWrite(user) { $0.prune(before: t) }
-        try db.cachedStatement(sql: "DELETE FROM delivered WHERE user = ? AND date < ?").execute(arguments: [user, t])
-        try db.cachedStatement(sql: "DELETE FROM arrivals WHERE user = ? AND date < ?").execute(arguments: [user, t])
-        try db.cachedStatement(sql: "DELETE FROM calls WHERE user = ? AND date < ?").execute(arguments: [user, t])
-        try db.cachedStatement(sql: "DELETE FROM interactions WHERE user = ? AND date < ?").execute(arguments: [
-            user, cutoffs.interactions,
-        ])
+        try run(db) { db in
+            let cutoffs = [("delivered", t), ("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]
+            for (table, cutoff) in cutoffs {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE user = ? AND date < ?").execute(arguments: [
+                    user, cutoff,
+                ])
+            }
+        }
     }
 }

@@ -160,7 +160,8 @@ extension SQLiteStateStore {
     func withUser<T>(_ db: Database, _ user: String, _ body: (CachedUser) throws -> T) throws -> T {
         try dropUsersOthersChanged(db)
         if let cached = userCache.users[user] { return try body(cached) }
-        if cachedRows > UserCache.rowLimit {
+        // Not while writing behind: a user with a pending write must stay (`cacheIsFull`).
+        if cachedRows > UserCache.rowLimit && !isRecording {
             // Bounded the simple way: start over when full.
             cachedRows = 0
             userCache.users.removeAll()
@@ -174,8 +175,12 @@ extension SQLiteStateStore {
     /// from the file, written already, when next read). Marks the user as written.
     func noteWrite(_ user: String, _ change: (CachedUser) -> Void) {
         userCache.written.insert(user)
+        if let db = recordingDatabase {
+            do { try loadEveryPart(db, user) } catch { recording!.failed = true }
+        }
         guard let cached = userCache.users[user] else { return }
         change(cached)
+        if isRecording && cached.arrivals == nil { writtenWithoutArrivals.insert(user) }
         // Counted as a row more (most writes add one; what pruning removes is not counted back).
         cachedRows += 1
     }
@@ -183,6 +188,8 @@ extension SQLiteStateStore {
     /// Drops the users another connection changed since the last check.
     func dropUsersOthersChanged(_ db: Database) throws {
         if isWriting && userCache.checkedWhileWriting { return }
+        // Writing behind, the writer checks for other connections' commits (`BackgroundWriter`).
+        if isRecording { return }
         let version = try fetchInteger(db, sql: Self.selectDataVersion, []) ?? 0
         if userCache.dataVersion != version {
             // A table dropped or changed: every part is read again (and fails if it must).
@@ -274,7 +281,13 @@ extension SQLiteStateStore {
     }
 
     func cachedArrivals(_ db: Database, _ user: String) throws -> [StoredNotification] {
-        try cachedList(db, user, \.arrivals) {
+        if isRecording, userCache.users[user]?.arrivals == nil,
+            writtenWithoutArrivals.contains(user) || writtenWithoutArrivalsBefore.contains(user)
+        {
+            // The file's lack the pending ones (`loadEveryPart`).
+            throw RawSQLiteError(description: "arrivals written behind, not committed yet")
+        }
+        return try cachedList(db, user, \.arrivals) {
             try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue]).map(\.notification)
         }
     }

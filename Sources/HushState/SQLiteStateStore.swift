@@ -42,6 +42,14 @@ public final class SQLiteStateStore: StateStore {
     /// use it, as GRDB's accesses are not reentrant; writes become savepoints of it.
     private var writingDatabase: Database?
     var isWriting: Bool { writingDatabase != nil }
+    /// The writes recorded while a batch is decided for write-behind (`SQLiteStateStore+WriteBehind.swift`).
+    var recording: WriteLog?
+    /// The connection, read-only, while a batch is decided for write-behind.
+    var recordingDatabase: Database?
+    /// Users written behind while their arrivals were not in memory (`loadEveryPart`): in the
+    /// batch being decided, and in the one before it (which may not be committed yet).
+    var writtenWithoutArrivals: Set<String> = []
+    var writtenWithoutArrivalsBefore: Set<String> = []
     /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
     var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
     /// The texts of the hot statement being run and where each is bound (`Parameters`), kept
@@ -191,7 +199,7 @@ public final class SQLiteStateStore: StateStore {
                     cached.dequeue(app: app, id: id)
                 }
             case .recordCall(let call):
-                try CallRow(call).insert(db)
+                try run(db) { db in try CallRow(call).insert(db) }
                 noteWrite(call.user) { $0.calls?.append(call) }
             }
         }
@@ -362,6 +370,15 @@ public final class SQLiteStateStore: StateStore {
     /// instead of failing), or in a savepoint of the one in progress.
     @discardableResult
     func write<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
+        if let db = recordingDatabase {
+            // Recorded: a write that fails leaves the batch to be decided again the ordinary way.
+            do {
+                return try body(db)
+            } catch {
+                recording!.failed = true
+                throw error as? Error ?? Error.failed(path: path, action: action, reason: "\(error)")
+            }
+        }
         do {
             if let db = writingDatabase { return try inSavepoint(db, body) }
             return try dbQueue.write { db in
@@ -423,9 +440,10 @@ public final class SQLiteStateStore: StateStore {
     /// transaction (each statement is its own snapshot).
     func read<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         do {
-            if let db = writingDatabase { return try body(db) }
+            if let db = writingDatabase ?? recordingDatabase { return try body(db) }
             return try dbQueue.unsafeRead(body)
         } catch {
+            if isRecording { recording!.failed = true }
             throw Error.failed(path: path, action: action, reason: "\(error)")
         }
     }

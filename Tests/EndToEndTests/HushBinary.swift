@@ -31,7 +31,7 @@ struct HushBinary {
     @discardableResult
     static func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-        in directory: URL? = nil
+        in directory: URL? = nil, standardInput file: URL? = nil
     ) throws -> Run {
         let process = Process()
         process.executableURL = executable
@@ -48,7 +48,13 @@ struct HushBinary {
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = input
+        // A file as standard input: `stdin` is written whole before the output is read, so it
+        // must fit in a pipe (64 KiB) with what the process prints meanwhile.
+        if let file {
+            process.standardInput = try FileHandle(forReadingFrom: file)
+        } else {
+            process.standardInput = input
+        }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()

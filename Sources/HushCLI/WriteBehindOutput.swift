@@ -1,0 +1,112 @@
+import ArgumentParser
+import Hush
+import HushCore
+import HushState
+
+/// `hush eval` on a SQLite file, one thread: each batch is decided from memory while the batch
+/// before it is committed by the store's background writer (`SQLiteStateStore+WriteBehind.swift`),
+/// and printed once that commit is done, as `AcknowledgedOutput` prints (a printed decision is a
+/// committed one). When a commit cannot be made as recorded (another process committed meanwhile,
+/// or a write failed), that batch and the one decided on top of it are decided again the ordinary
+/// way (`AcknowledgedOutput`), which undoes a failed write alone and reports it on its line. (A
+/// policy's own Lua globals then see those lines twice; docs/reference.md says so.)
+struct WriteBehindOutput: ~Copyable {
+    typealias Item = (number: Int, envelope: Result<Envelope, LineError>)
+    typealias Decide = (_ item: Item, _ batch: inout AcknowledgedOutput.Batch) -> Void
+
+    let store: SQLiteStateStore
+    let writer: BackgroundWriter
+    private var ordinary: AcknowledgedOutput
+    /// The batch submitted to the writer and not printed yet.
+    private var inFlight: InFlight?
+    struct InFlight: ~Copyable {
+        var items: [Item]
+        var batch: AcknowledgedOutput.Batch
+    }
+    let limit: Int
+
+    init(store: SQLiteStateStore, limit: Int = 1000) throws {
+        let writer: BackgroundWriter
+        do {
+            // The writer takes the file's state as it is now, then the store drops the users
+            // others changed before that (as `resync`).
+            writer = try store.makeBackgroundWriter()
+            try store.dropUsersOthersChanged()
+        } catch {
+            Output.error("hush: \(error)")
+            throw ExitCode(2)
+        }
+        self.store = store
+        self.limit = limit
+        self.writer = writer
+        ordinary = AcknowledgedOutput(store: store, limit: limit)
+    }
+
+    /// Decides `items` (at most `limit`) with `decide` and submits their writes; prints the batch
+    /// before them once it is committed. Returns how many of the lines printed are errors. Throws
+    /// `Output.Closed` when standard output is closed: what was decided after the lines printed
+    /// is then never committed.
+    mutating func submit(_ items: [Item], _ decide: Decide) throws -> Int {
+        var invalid = 0
+        if store.cacheIsFull {
+            invalid += try drain(decide)
+            store.forgetSpeculation()
+        }
+        var batch = AcknowledgedOutput.Batch(limit: limit)
+        let log = store.recordingWrites {
+            for item in items { decide(item, &batch) }
+        }
+        if let previous = inFlight.take() {
+            if case .committed = writer.wait() {
+                invalid += previous.batch.write()
+            } else {
+                // This batch was decided on top of the one that did not commit: both again.
+                try again(previous.items, decide, &invalid)
+                try again(items, decide, &invalid)
+                try resync()
+                return invalid
+            }
+            try Output.stopIfClosed()
+        }
+        guard let log else {
+            try again(items, decide, &invalid)
+            try resync()
+            return invalid
+        }
+        writer.submit(log)
+        inFlight = InFlight(items: items, batch: batch)
+        return invalid
+    }
+
+    /// Waits for the batch in flight and prints it (before the input may make us wait, and at the
+    /// end). Returns how many of the lines printed are errors.
+    mutating func drain(_ decide: Decide) throws -> Int {
+        guard let previous = inFlight.take() else { return 0 }
+        if case .committed = writer.wait() { return previous.batch.write() }
+        var invalid = 0
+        try again(previous.items, decide, &invalid)
+        try resync()
+        return invalid
+    }
+
+    /// Decides `items` again the ordinary way, from the file, and prints them.
+    private mutating func again(_ items: [Item], _ decide: Decide, _ invalid: inout Int) throws {
+        store.forgetSpeculation()
+        invalid += ordinary.commit { batch in
+            for item in items { decide(item, &batch) }
+        }
+        try Output.stopIfClosed()
+    }
+
+    /// After the store's own connection committed (or at the start): the writer takes the file's
+    /// state as it is now, then the store drops the users others changed before that.
+    private func resync() throws {
+        do {
+            try writer.rebaseline()
+            try store.dropUsersOthersChanged()
+        } catch {
+            Output.error("hush: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}

@@ -1,0 +1,293 @@
+import Dispatch
+import GRDB
+import GRDBSQLite
+import HushCore
+
+/// Write-behind (`hush eval` on a state file): a batch is decided from memory while a thread of
+/// its own commits the batch before it, on a connection of its own. Deciding and writing each
+/// took about half of a line's cost; one after the other on one core, they now run side by side.
+///
+/// How a batch goes:
+/// 1. `recordingWrites` decides it: its reads come from the user cache (or, for a user no pending
+///    write touches, from the file as committed); its writes change the cache and are recorded in
+///    a `WriteLog`, not run. The store's connection is `query_only` meanwhile, so a write that
+///    bypassed the log would fail rather than land outside any transaction.
+/// 2. `BackgroundWriter.submit` runs the log in one IMMEDIATE transaction of the writer's
+///    connection and commits it, while the next batch is decided.
+/// 3. The caller prints the batch once `wait` says it committed: a printed decision is still a
+///    committed one (a `kill -9` loses nothing printed).
+///
+/// What keeps the speculation right:
+/// - A user with a pending write is wholly in the cache (every part is loaded before their first
+///   write is noted, and the cache never starts over while a log is pending), so reading the file
+///   is only ever needed for users whose rows are as committed.
+/// - Another process's commit: the writer's `PRAGMA data_version` is taken when the pipeline
+///   starts (`rebaseline`) and checked inside each transaction; only other connections change it.
+///   When it moved, the writer rolls back (`.conflict`) and the caller decides the batch (and the
+///   one decided on top of it) again the ordinary way.
+/// - A write that fails (recording it, or running it): the same. The ordinary way then undoes a
+///   failed write alone and reports it on its line, as without write-behind.
+extension SQLiteStateStore {
+    /// One value bound to a recorded statement: texts are ranges of the log's bytes.
+    enum BoundValue {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(start: Int, count: Int)
+    }
+
+    /// Whether the writes made now are recorded (write-behind) rather than run.
+    var isRecording: Bool { recording != nil }
+
+    /// Decides `body` with writes recorded (step 1 above). Returns the writes, or nil when the
+    /// batch must be decided again the ordinary way (a write could not be recorded, or a read
+    /// failed): the cache is then left for `forgetSpeculation`.
+    package func recordingWrites(_ body: () -> Void) -> WriteLog? {
+        precondition(!isWriting && !isRecording, "write-behind inside a transaction")
+        recording = WriteLog()
+        // The batch before the one before this one has committed (the caller waited for it).
+        writtenWithoutArrivalsBefore = writtenWithoutArrivals
+        writtenWithoutArrivals = []
+        do {
+            try dbQueue.unsafeRead { db in
+                try db.execute(sql: "PRAGMA query_only = ON")
+                defer { try? db.execute(sql: "PRAGMA query_only = OFF") }
+                recordingDatabase = db
+                defer { recordingDatabase = nil }
+                body()
+                try stampWrittenUsers(db)
+            }
+        } catch {
+            recording!.failed = true
+        }
+        var log = recording!
+        recording = nil
+        // Never empty, so that an empty text has an address too (a null one would bind NULL).
+        log.bytes.append(0)
+        return log.failed ? nil : log
+    }
+
+    /// Runs the statement `body` makes now, or records it when writing behind. For the writes of
+    /// an evaluation that are not hot statements (calls, pruning, retention).
+    func run(_ db: Database, _ body: @escaping (Database) throws -> Void) throws {
+        if recording != nil {
+            recording!.ops.append(.run(body))
+        } else {
+            try body(db)
+        }
+    }
+
+    /// Records a hot statement with the parameters `bind` gives.
+    func record(_ hot: HotStatement, expecting count: Int32, _ bind: (inout Parameters) -> Void) throws {
+        var parameters = Parameters(recordingInto: recording!.bytes, values: recording!.values)
+        recording!.bytes = []
+        recording!.values = []
+        let first = parameters.values.count
+        bind(&parameters)
+        recording!.bytes = parameters.bytes
+        recording!.values = parameters.values
+        guard parameters.index == count else {
+            throw RawSQLiteError(description: "\(parameters.index) arguments for \(count) parameters in \(hot.sql)")
+        }
+        recording!.ops.append(.hot(hot, first..<parameters.values.count))
+    }
+
+    /// A user about to be written while recording: every part of theirs is loaded first, so that
+    /// nothing of theirs is ever read from the file while a write of theirs is pending.
+    /// Arrivals are the exception, as they are most of a user's rows and only `hush.recent` reads
+    /// them: a user written with their arrivals not loaded is noted in `writtenWithoutArrivals`,
+    /// and reading those arrivals before the batch is committed leaves the batch to be decided
+    /// again the ordinary way (`cachedArrivals`).
+    func loadEveryPart(_ db: Database, _ user: String) throws {
+        _ = try cachedDelivered(db, user) { _ in () }
+        _ = try cachedQueue(db, user)
+        try withUser(db, user) { cached in
+            if cached.nextArrivalSeq == nil {
+                cached.nextArrivalSeq =
+                    try fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1
+            }
+        }
+        _ = try cachedCalls(db, user)
+        _ = try cachedManualFocus(db, user)
+        if retentionBook[user] == nil { retentionBook[user] = try loadRetention(db, user: user) }
+    }
+
+    /// After a batch decided while recording is abandoned (its log failed or conflicted, or was
+    /// never submitted): what memory learnt from it is forgotten. Call with no log pending.
+    package func forgetSpeculation() {
+        writtenWithoutArrivals.removeAll()
+        writtenWithoutArrivalsBefore.removeAll()
+        userCache.clear()
+        userCache.written.removeAll()
+        cachedRows = 0
+        retentionBook = [:]
+    }
+
+    /// Drops the cached users other connections changed since the store last looked
+    /// (`BackgroundWriter.rebaseline` comes first).
+    package func dropUsersOthersChanged() throws {
+        try read("look for other processes' changes") { db in try dropUsersOthersChanged(db) }
+    }
+
+    /// Whether the user cache should start over (`UserCache.rowLimit`): while recording it
+    /// cannot, so the caller waits for the pending log and calls `forgetSpeculation`.
+    package var cacheIsFull: Bool { cachedRows > UserCache.rowLimit }
+
+    /// A writer for this store's file, on a connection and a thread of its own.
+    package func makeBackgroundWriter() throws -> BackgroundWriter {
+        do {
+            return try BackgroundWriter(path: path)
+        } catch {
+            throw Error.failed(path: path, action: "open a second connection for writing", reason: "\(error)")
+        }
+    }
+}
+
+/// The writes of one batch, recorded in order (`SQLiteStateStore.recordingWrites`).
+package struct WriteLog: @unchecked Sendable {
+    enum Op {
+        case hot(HotStatement, Range<Int>)
+        case run((Database) throws -> Void)
+    }
+    var ops: [Op] = []
+    var values: [SQLiteStateStore.BoundValue] = []
+    var bytes: [UInt8] = []
+    var failed = false
+
+    /// How many statements it holds.
+    package var count: Int { ops.count }
+}
+
+/// Commits `WriteLog`s, one at a time, on a serial queue and a connection of its own.
+///
+/// `@unchecked Sendable`: the caller submits a log and waits for it before the next; the queue
+/// alone touches the connection and the statements, and the semaphore orders the hand-overs.
+package final class BackgroundWriter: @unchecked Sendable {
+    /// How a submitted log ended.
+    package enum Outcome {
+        case committed
+        /// Another connection committed since `rebaseline`: nothing of the log was written.
+        case conflict
+        /// Nothing of the log was written.
+        case failed(any Error)
+    }
+
+    private let dbQueue: DatabaseQueue
+    private let queue = DispatchQueue(label: "hush.state.writer")
+    private let finished = DispatchSemaphore(value: 0)
+    private var outcome: Outcome?
+    private var pending = false
+    private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    private var baseline: Int64 = 0
+
+    init(path: String) throws {
+        var config = Configuration()
+        config.label = "Hush state writer"
+        config.busyMode = .timeout(SQLiteStateStore.busyTimeout)
+        config.foreignKeysEnabled = true
+        config.journalMode = .default
+        dbQueue = try DatabaseQueue(path: path, configuration: config)
+        try dbQueue.writeWithoutTransaction { db in
+            // Per connection, as the store's own (`openDatabase`, `checkpointEvery`).
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -16384")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
+        }
+        try rebaseline()
+    }
+
+    deinit {
+        statements.removeAll()
+    }
+
+    /// Takes the file's state as it is now as the one batches are decided on: call with no log
+    /// pending, before the store's cache is checked against the file.
+    package func rebaseline() throws {
+        precondition(!pending, "rebaseline with a log pending")
+        baseline = try dbQueue.writeWithoutTransaction { db in
+            try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        }
+    }
+
+    /// Starts committing `log`; `wait` says how it went. One log at a time.
+    package func submit(_ log: consuming WriteLog) {
+        precondition(!pending, "a log is pending already")
+        pending = true
+        let log = log
+        queue.async {
+            self.outcome = self.commit(log)
+            self.finished.signal()
+        }
+    }
+
+    /// How the log submitted last ended, once it has.
+    package func wait() -> Outcome {
+        precondition(pending, "no log is pending")
+        finished.wait()
+        pending = false
+        let outcome = self.outcome!
+        self.outcome = nil
+        return outcome
+    }
+
+    private struct Conflict: Error {}
+
+    private func commit(_ log: WriteLog) -> Outcome {
+        do {
+            try dbQueue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+                    guard version == baseline else { throw Conflict() }
+                    try run(log, db)
+                    return .commit
+                }
+            }
+            return .committed
+        } catch is Conflict {
+            return .conflict
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private func run(_ log: WriteLog, _ db: Database) throws {
+        try log.bytes.withUnsafeBufferPointer { buffer in
+            // Never empty (`recordingWrites`).
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            for op in log.ops {
+                switch op {
+                case .run(let body):
+                    try body(db)
+                case .hot(let hot, let range):
+                    let statement = try prepared(hot, db)
+                    sqlite3_reset(statement)
+                    defer { sqlite3_reset(statement) }
+                    var index: Int32 = 0
+                    for value in log.values[range] {
+                        index += 1
+                        let code: Int32
+                        switch value {
+                        case .null: code = sqlite3_bind_null(statement, index)
+                        case .integer(let n): code = sqlite3_bind_int64(statement, index, n)
+                        case .real(let d): code = sqlite3_bind_double(statement, index, d)
+                        case .text(let start, let count):
+                            // SQLITE_STATIC: the log's bytes outlive the step.
+                            code = sqlite3_bind_text(statement, index, base + start, Int32(count), nil)
+                        }
+                        guard code == SQLITE_OK else { throw SQLiteStateStore.rawError(db, code, hot.sql) }
+                    }
+                    var code = sqlite3_step(statement)
+                    while code == SQLITE_ROW { code = sqlite3_step(statement) }
+                    guard code == SQLITE_DONE else { throw SQLiteStateStore.rawError(db, code, hot.sql) }
+                }
+            }
+        }
+    }
+
+    private func prepared(_ hot: HotStatement, _ db: Database) throws -> SQLiteStatement {
+        if let statement = statements[hot.rawValue] { return statement.sqliteStatement }
+        let statement = try db.makeStatement(sql: hot.sql)
+        statements[hot.rawValue] = statement
+        return statement.sqliteStatement
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import XCTest
+
+/// `hush eval` on a state file commits each batch behind the decisions of the next
+/// (docs/reference.md, "Write-behind"): what it prints and what it remembers must be what the
+/// ordinary way (`HUSH_WRITE_BEHIND=0`) prints and remembers, also when another process changes the
+/// file meanwhile.
+final class WriteBehindTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-behind-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private let users = ["ana", "ben", "cy", "dee", "eli"]
+
+    /// examples/stream.jsonl over and over (several batches of 1,000 lines), each line given a
+    /// user and an id of its pass; every fifth pass repeats the ids of the one before (replacements),
+    /// and a few lines are invalid.
+    private func stream(passes: Int, users: [String]? = nil) throws -> [String] {
+        let users = users ?? self.users
+        let example = try String(
+            contentsOf: HushBinary.root.appendingPathComponent("examples/stream.jsonl"), encoding: .utf8
+        ).split(separator: "\n")
+        var lines: [String] = []
+        for pass in 0..<passes {
+            let idPass = pass % 5 == 4 ? pass - 1 : pass
+            for (i, line) in example.enumerated() {
+                let user = users[(i + pass) % users.count]
+                let withID = line.replacingOccurrences(
+                    of: #""id": ?"([^"]+)""#, with: "\"id\": \"$1-\(idPass)\"", options: .regularExpression)
+                lines.append("{\"user\": \"\(user)\", " + withID.dropFirst())
+                if (i + pass) % 97 == 5 { lines.append("not json") }
+            }
+        }
+        return lines
+    }
+
+    private func eval(_ arguments: [String], stdin: String, writeBehind: Bool, from file: URL? = nil) throws
+        -> HushBinary.Run
+    {
+        try HushBinary.run(
+            ["eval", "--policy", "policies/work.lua", "--context", "examples/context.json"] + arguments,
+            stdin: stdin, environment: writeBehind ? [:] : ["HUSH_WRITE_BEHIND": "0"], standardInput: file)
+    }
+
+    private func normalized(_ output: String) -> String {
+        output.replacingOccurrences(of: #"hush-[0-9a-f]+-"#, with: "hush-RUN-", options: .regularExpression)
+    }
+
+    func testWritingBehindPrintsAndRemembersWhatTheOrdinaryWayDoes() throws {
+        let lines = try stream(passes: 90)
+        XCTAssertGreaterThan(lines.count, 3_500)
+        let file = folder.appendingPathComponent("stream.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let tail = folder.appendingPathComponent("tail.jsonl")
+        try (lines.suffix(2_500).joined(separator: "\n") + "\n").write(to: tail, atomically: true, encoding: .utf8)
+        var outputs: [Bool: [String]] = [:]
+        for writeBehind in [true, false] {
+            let state = folder.appendingPathComponent("state-\(writeBehind).sqlite").path
+            var printed: [String] = []
+            // The stream from a file (no waiting: batches overlap), then again from standard input,
+            // decided against what the first run remembered.
+            let first = try eval(["--state", state, file.path], stdin: "", writeBehind: writeBehind)
+            XCTAssertEqual(first.status, 1, first.stderr)
+            XCTAssertEqual(first.lines.count, lines.count)
+            printed.append(normalized(first.stdout))
+            let second = try eval(["--state", state], stdin: "", writeBehind: writeBehind, from: tail)
+            XCTAssertEqual(second.status, 1, second.stderr)
+            printed.append(normalized(second.stdout))
+            for user in users {
+                let status = try HushBinary.run([
+                    "status", "--user", user, "--state", state, "--policy", "policies/work.lua",
+                    "--now", "2026-11-30T00:00:00Z", "--json",
+                ])
+                XCTAssertEqual(status.status, 0, status.stderr)
+                printed.append(status.stdout)
+            }
+            outputs[writeBehind] = printed
+        }
+        XCTAssertEqual(outputs[true]!.count, outputs[false]!.count)
+        for (behind, ordinary) in zip(outputs[true]!, outputs[false]!) { XCTAssertEqual(behind, ordinary) }
+        // The runs decided something worth comparing: replacements, summaries waiting.
+        XCTAssertTrue(outputs[true]![1].contains("\"replaces\":\""))
+    }
+
+    /// Another process turns a focus on between two batches: the batch decided after it must see
+    /// it (its commit finds the file changed, and it is decided again the ordinary way).
+    func testAFocusTurnedOnByAnotherProcessMidStreamIsSeen() throws {
+        let lines = try stream(passes: 40, users: ["ana"])
+        let before = Array(lines.prefix(1_500))
+        let after = Array(lines.dropFirst(1_500).prefix(600))
+        var outputs: [Bool: [String]] = [:]
+        for writeBehind in [true, false] {
+            let state = folder.appendingPathComponent("focus-\(writeBehind).sqlite").path
+            let run = try StagedRun(
+                ["eval", "--state", state, "--policy", "policies/work.lua", "--context", "examples/context.json"],
+                environment: writeBehind ? [:] : ["HUSH_WRITE_BEHIND": "0"])
+            run.send(before)
+            let first = try run.read(lines: before.count)
+            let focus = try HushBinary.run([
+                "focus", "on", "Sleep", "--force", "--user", "ana", "--state", state, "--policy", "policies/work.lua",
+                "--now", "2020-01-01T00:00:00Z",
+            ])
+            XCTAssertEqual(focus.status, 0, focus.stderr)
+            run.send(after)
+            let second = try run.finish()
+            XCTAssertEqual(second.count, after.count)
+            XCTAssertFalse(first.contains { $0.contains("\"focus\":\"Sleep\"") })
+            XCTAssertTrue(
+                second.filter { $0.hasPrefix("{\"id\"") }.allSatisfy { $0.contains("\"focus\":\"Sleep\"") },
+                second.first ?? "")
+            outputs[writeBehind] = first + second
+        }
+        XCTAssertEqual(outputs[true], outputs[false])
+    }
+}
+
+/// `hush` with its standard input fed in stages, its output read as it comes.
+private final class StagedRun {
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+    private var buffer = Data()
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = HushBinary.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = HushBinary.root
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-none").path
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Writes `lines` from a thread of its own: a pipe holds 64 KiB, and `hush` stops reading
+    /// while nobody reads what it prints.
+    func send(_ lines: [String]) {
+        let data = Data((lines.joined(separator: "\n") + "\n").utf8)
+        let handle = input.fileHandleForWriting
+        let sent = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            handle.write(data)
+            sent.signal()
+        }
+        pending.append(sent)
+    }
+
+    private var pending: [DispatchSemaphore] = []
+
+    /// The next `count` lines printed (waits for them, 60 s at most).
+    func read(lines count: Int) throws -> [String] {
+        let deadline = Date().addingTimeInterval(60)
+        while buffer.filter({ $0 == 10 }).count < count {
+            guard Date() < deadline else { throw CocoaError(.fileReadUnknown) }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        var lines: [String] = []
+        while lines.count < count, let newline = buffer.firstIndex(of: 10) {
+            lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+            buffer = Data(buffer[(newline + 1)...])
+        }
+        return lines
+    }
+
+    /// Closes the input and returns the rest of the output.
+    func finish() throws -> [String] {
+        // Read while the last lines are written, then close.
+        let rest = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var tail = Data()
+        let reader = output.fileHandleForReading
+        Thread.detachNewThread {
+            tail = reader.readDataToEndOfFile()
+            rest.signal()
+        }
+        for sent in pending { sent.wait() }
+        try input.fileHandleForWriting.close()
+        rest.wait()
+        buffer.append(tail)
+        process.waitUntilExit()
+        return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import HushCore
+import XCTest
+
+@testable import HushState
+
+/// Write-behind (`SQLiteStateStore+WriteBehind.swift`): writes recorded while deciding, committed by
+/// a writer of their own, must land exactly as the ordinary way writes them, or not at all.
+final class WriteBehindStoreTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    /// Runs `body`, failing the test when it throws (inside the non-throwing closures of a batch).
+    private func ok(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+        do { try body() } catch { XCTFail("\(error)", file: file, line: line) }
+    }
+
+    /// Every kind of change an evaluation makes, over two users.
+    private func changes(_ round: Int) -> [[StateChange]] {
+        let d = t0 + Double(round) * 60
+        return [
+            [.deliver(note("a\(round)", date: d, group: "g"))],
+            [.enqueue(note("q\(round)", user: "v", date: d, summaryAt: d + 3600))],
+            [.deliver(note("a\(round)", date: d + 1, title: "edited", group: "h"))],
+            [.recordCall(CallRecord(user: "u", date: d, app: "com.apple.mobilephone", caller: Person(handle: "mum")))],
+            [.replace(note("q\(round)", user: "v", date: d + 2, title: "replaced", summaryAt: d + 3600), queued: true)],
+            [.withdraw(user: "u", app: "com.example.chat", id: "a\(round - 1)")],
+            [.dequeue(user: "v", app: "com.example.chat", id: "q\(round - 1)")],
+        ]
+    }
+
+    /// What the file holds, table by table, as text (the random user versions left out).
+    private func contents(_ path: String) throws -> [String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try ["delivered", "queue", "arrivals", "calls", "retention", "events"].map { table in
+                let columns = table == "events" ? "user, at, kind, json" : "*"
+                return try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table) ORDER BY 1, 2")
+                    .map(\.description).joined(separator: "\n")
+            }
+        }
+    }
+
+    func testRecordedWritesLandAsTheOrdinaryWayWritesThem() throws {
+        let ordinaryPath = directory.path("ordinary.sqlite")
+        let behindPath = directory.path("behind.sqlite")
+        let ordinary = try SQLiteStateStore(path: ordinaryPath)
+        let behind = try SQLiteStateStore(path: behindPath)
+        let writer = try behind.makeBackgroundWriter()
+        for round in 1...3 {
+            try ordinary.batch {
+                for change in changes(round) { ok { try ordinary.apply(change) } }
+            }
+            let log = behind.recordingWrites {
+                for change in changes(round) { ok { try behind.apply(change) } }
+                // Reads inside see the batch's own writes, from memory.
+                XCTAssertEqual(try? behind.groupMembers(user: "u", groupID: "h").map(\.id), ["a\(round)"])
+            }
+            let recorded = try XCTUnwrap(log)
+            XCTAssertGreaterThan(recorded.count, 6)
+            writer.submit(recorded)
+            guard case .committed = writer.wait() else { return XCTFail("round \(round) did not commit") }
+        }
+        XCTAssertEqual(try contents(behindPath), try contents(ordinaryPath))
+        // Another connection reads what was written behind.
+        let other = try SQLiteStateStore(path: behindPath)
+        XCTAssertEqual(try other.groupMembers(user: "u", groupID: "h").map(\.id), ["a3"])
+        XCTAssertEqual(try other.queuedNotifications(user: "v").map(\.title), ["replaced"])
+    }
+
+    func testAnotherConnectionCommittingMeanwhileIsAConflict() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        let writer = try store.makeBackgroundWriter()
+        let log = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })
+        // Another process sets a focus between the decision and its commit.
+        try SQLiteStateStore(path: path).setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0))
+        writer.submit(log)
+        guard case .conflict = writer.wait() else { return XCTFail("no conflict") }
+        store.forgetSpeculation()
+        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "a1"))
+        XCTAssertEqual(try store.manualFocus(user: "u")?.name, "Sleep")
+        // Taken as the new baseline, the next log commits.
+        try writer.rebaseline()
+        let again = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })
+        writer.submit(again)
+        guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+        XCTAssertNotNil(try SQLiteStateStore(path: path).delivered(user: "u", app: "com.example.chat", id: "a1"))
+    }
+
+    func testALogThatFailsWritesNothing() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        try store.dbQueue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER fail AFTER INSERT ON arrivals WHEN new.id = 'bad'
+                    BEGIN SELECT RAISE(ABORT, 'refused'); END;
+                    """)
+        }
+        let writer = try store.makeBackgroundWriter()
+        let log = try XCTUnwrap(
+            store.recordingWrites {
+                ok { try store.apply([.deliver(note("good", date: t0))]) }
+                ok { try store.apply([.deliver(note("bad", date: t0 + 1))]) }
+            })
+        writer.submit(log)
+        guard case .failed(let error) = writer.wait() else { return XCTFail("the log committed") }
+        XCTAssertTrue("\(error)".contains("refused"), "\(error)")
+        store.forgetSpeculation()
+        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "good"))
+        XCTAssertEqual(try store.recent(user: "u", since: 0).count, 0)
+    }
+
+    /// A write that would bypass the log (a service write) cannot land outside a transaction:
+    /// the batch is left to be decided again.
+    func testAWriteTheLogCannotHoldLeavesTheBatchToTheOrdinaryWay() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        let log = store.recordingWrites {
+            let refused = (try? store.setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0))) == nil
+            XCTAssertTrue(refused)
+        }
+        XCTAssertNil(log)
+        store.forgetSpeculation()
+        XCTAssertNil(try store.manualFocus(user: "u"))
+        // The connection writes again afterwards.
+        ok { try store.setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0)) }
+    }
+
+    /// Arrivals are not loaded for a write (they are most of the rows): reading them while a write
+    /// of the user may be pending leaves the batch to the ordinary way, rather than reading the
+    /// file without the pending ones.
+    func testArrivalsReadWhileTheirWritesArePendingLeaveTheBatchToTheOrdinaryWay() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        try store.apply([.deliver(note("old", date: t0))])
+        store.forgetSpeculation()
+        let writer = try store.makeBackgroundWriter()
+        let first = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })
+        writer.submit(first)
+        // The next batch, decided while the first may still be committing.
+        let second = store.recordingWrites { _ = try? store.recent(user: "u", since: 0) }
+        XCTAssertNil(second)
+        guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+        store.forgetSpeculation()
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["old", "a1"])
+        // Loaded before the write, they are kept up to date in memory: nothing to decide again.
+        try writer.rebaseline()
+        let third = store.recordingWrites {
+            XCTAssertEqual(try? store.recent(user: "u", since: 0).count, 2)
+            ok { try store.apply(changes(2)[0]) }
+            XCTAssertEqual(try? store.recent(user: "u", since: 0).map(\.id), ["old", "a1", "a2"])
+        }
+        XCTAssertNotNil(third)
+    }
+}
