@@ -46,9 +46,10 @@ extension SQLiteStateStore {
         try execute(db, try db.cachedStatement(sql: sql).sqliteStatement, sql: sql, arguments)
     }
 
-    /// Runs one of the writes of an evaluation, prepared once and kept by the store, with the
-    /// parameters `bind` gives in order.
-    func execute(_ db: Database, _ hot: HotStatement, _ bind: (inout Parameters) -> Void) throws {
+    /// Runs one of the writes of an evaluation, prepared once and kept by the store, with
+    /// `values`; writing behind (`SQLiteStateStore+WriteBehind.swift`), records it instead.
+    func execute(_ db: Database, _ hot: HotStatement, _ values: HotValues) throws {
+        if isRecording { return recording!.ops.append(.hot(hot, values)) }
         let statement: SQLiteStatement
         if let prepared = hotStatements[hot.rawValue] {
             statement = prepared.sqliteStatement
@@ -57,20 +58,26 @@ extension SQLiteStateStore {
             hotStatements[hot.rawValue] = prepared
             statement = prepared.sqliteStatement
         }
-        if isRecording {
-            return try record(hot, expecting: sqlite3_bind_parameter_count(statement), bind)
-        }
+        try Self.step(statement, hot, values, db, bytes: &parameterBytes, texts: &parameterTexts)
+    }
+
+    /// Binds `values` to `statement` (the prepared `hot`) and steps it to its end. `bytes` and
+    /// `texts` are the caller's buffers, kept between statements so that binding allocates nothing.
+    static func step(
+        _ statement: SQLiteStatement, _ hot: HotStatement, _ values: HotValues, _ db: Database,
+        bytes: inout [UInt8], texts: inout [(index: Int32, start: Int, count: Int)]
+    ) throws {
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
-        // The buffers are the store's, taken for the call: no allocation per statement.
-        var parameters = Parameters(statement: statement, bytes: parameterBytes, texts: parameterTexts)
-        parameterBytes = []
-        parameterTexts = []
+        // The buffers are taken for the call and given back.
+        var parameters = Parameters(statement: statement, bytes: bytes, texts: texts)
+        bytes = []
+        texts = []
         defer {
-            parameterBytes = parameters.bytes
-            parameterTexts = parameters.texts
+            bytes = parameters.bytes
+            texts = parameters.texts
         }
-        bind(&parameters)
+        values.bind(&parameters)
         guard parameters.failure == SQLITE_OK else { throw Self.rawError(db, parameters.failure, hot.sql) }
         guard parameters.index == sqlite3_bind_parameter_count(statement) else {
             throw RawSQLiteError(
@@ -182,21 +189,40 @@ enum HotStatement: Int, CaseIterable {
     }
 }
 
+/// The values of one hot statement, as they are: bound at once, or kept whole by write-behind and
+/// bound by the writer (a notification kept is one reference, not a copy of its texts).
+enum HotValues: @unchecked Sendable {
+    case none
+    case notification(seq: Int64, StoredNotification, [NotificationColumn])
+    case key(user: String, app: String, id: String)
+    case userVersion(user: String, version: Int64)
+
+    func bind(_ p: inout Parameters) {
+        switch self {
+        case .none: break
+        case .notification(let seq, let n, let columns):
+            p.integer(seq)
+            p.notification(n, columns)
+        case .key(let user, let app, let id):
+            p.text(user)
+            p.text(app)
+            p.text(id)
+        case .userVersion(let user, let version):
+            p.text(user)
+            p.integer(version)
+        }
+    }
+}
+
 /// The parameters of one hot statement, in order. Numbers and NULLs are bound at once; texts are
 /// gathered in `bytes` and bound by `execute` in place (GRDB's values, and SQLite's copy of each
 /// text, cost more than the insert itself).
-///
-/// Recording (write-behind, `SQLiteStateStore+WriteBehind.swift`), nothing is bound: the values
-/// are appended to `values` (texts to `bytes`, as ranges), to be bound by the writer.
 struct Parameters {
-    /// nil: recording.
-    let statement: SQLiteStatement?
+    let statement: SQLiteStatement
     /// The last parameter bound (1-based, as SQLite counts them).
     private(set) var index: Int32 = 0
     var bytes: [UInt8]
     var texts: [(index: Int32, start: Int, count: Int)]
-    /// What was recorded, in order (recording only).
-    var values: [SQLiteStateStore.BoundValue] = []
     /// The first binding that failed, if any.
     private(set) var failure = SQLITE_OK
 
@@ -208,39 +234,22 @@ struct Parameters {
         self.texts.removeAll(keepingCapacity: true)
     }
 
-    /// Appends to `bytes` and `values` (a log's, taken for the call).
-    init(recordingInto bytes: [UInt8], values: [SQLiteStateStore.BoundValue]) {
-        statement = nil
-        self.bytes = bytes
-        self.values = values
-        texts = []
-    }
-
     mutating func text(_ value: String?) {
         index += 1
-        guard let value else {
-            guard let statement else { return values.append(.null) }
-            return note(sqlite3_bind_null(statement, index))
-        }
+        guard let value else { return note(sqlite3_bind_null(statement, index)) }
         let start = bytes.count
         bytes.append(contentsOf: value.utf8)
-        if statement == nil {
-            values.append(.text(start: start, count: bytes.count - start))
-        } else {
-            texts.append((index, start, bytes.count - start))
-        }
+        texts.append((index, start, bytes.count - start))
     }
 
     mutating func real(_ value: Double?) {
         index += 1
-        guard let statement else { return values.append(value.map { .real($0) } ?? .null) }
         // NaN is bound as NULL by SQLite itself, as GRDB's values were.
         note(value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
     }
 
     mutating func integer(_ value: Int64) {
         index += 1
-        guard let statement else { return values.append(.integer(value)) }
         note(sqlite3_bind_int64(statement, index, value))
     }
 

@@ -94,6 +94,8 @@ final class CachedUser {
     var calls: [CallRecord]?
     /// nil: not read yet; `.some(nil)`: none.
     var manualFocus: ManualFocus??
+    /// Every part a write may change is loaded (`SQLiteStateStore.loadEveryPart`).
+    var loadedForWriting = false
 
     static func index(in queue: [StoredNotification], app: String, id: String) -> Int? {
         queue.firstIndex { $0.id == id && $0.app == app }
@@ -175,7 +177,7 @@ extension SQLiteStateStore {
     /// from the file, written already, when next read). Marks the user as written.
     func noteWrite(_ user: String, _ change: (CachedUser) -> Void) {
         userCache.written.insert(user)
-        if let db = recordingDatabase {
+        if let db = recordingDatabase, userCache.users[user]?.loadedForWriting != true {
             do { try loadEveryPart(db, user) } catch { recording!.failed = true }
         }
         guard let cached = userCache.users[user] else { return }
@@ -326,10 +328,7 @@ extension SQLiteStateStore {
         guard !userCache.written.isEmpty else { return }
         for user in userCache.written {
             let version = Int64.random(in: .min ... .max)
-            try execute(db, .upsertUserVersion) { p in
-                p.text(user)
-                p.integer(version)
-            }
+            try execute(db, .upsertUserVersion, .userVersion(user: user, version: version))
             userCache.users[user]?.version = version
         }
         userCache.written.removeAll(keepingCapacity: true)

@@ -28,14 +28,6 @@ import HushCore
 /// - A write that fails (recording it, or running it): the same. The ordinary way then undoes a
 ///   failed write alone and reports it on its line, as without write-behind.
 extension SQLiteStateStore {
-    /// One value bound to a recorded statement: texts are ranges of the log's bytes.
-    enum BoundValue {
-        case null
-        case integer(Int64)
-        case real(Double)
-        case text(start: Int, count: Int)
-    }
-
     /// Whether the writes made now are recorded (write-behind) rather than run.
     var isRecording: Bool { recording != nil }
 
@@ -60,10 +52,8 @@ extension SQLiteStateStore {
         } catch {
             recording!.failed = true
         }
-        var log = recording!
+        let log = recording!
         recording = nil
-        // Never empty, so that an empty text has an address too (a null one would bind NULL).
-        log.bytes.append(0)
         return log.failed ? nil : log
     }
 
@@ -75,21 +65,6 @@ extension SQLiteStateStore {
         } else {
             try body(db)
         }
-    }
-
-    /// Records a hot statement with the parameters `bind` gives.
-    func record(_ hot: HotStatement, expecting count: Int32, _ bind: (inout Parameters) -> Void) throws {
-        var parameters = Parameters(recordingInto: recording!.bytes, values: recording!.values)
-        recording!.bytes = []
-        recording!.values = []
-        let first = parameters.values.count
-        bind(&parameters)
-        recording!.bytes = parameters.bytes
-        recording!.values = parameters.values
-        guard parameters.index == count else {
-            throw RawSQLiteError(description: "\(parameters.index) arguments for \(count) parameters in \(hot.sql)")
-        }
-        recording!.ops.append(.hot(hot, first..<parameters.values.count))
     }
 
     /// A user about to be written while recording: every part of theirs is loaded first, so that
@@ -110,6 +85,7 @@ extension SQLiteStateStore {
         _ = try cachedCalls(db, user)
         _ = try cachedManualFocus(db, user)
         if retentionBook[user] == nil { retentionBook[user] = try loadRetention(db, user: user) }
+        try withUser(db, user) { $0.loadedForWriting = true }
     }
 
     /// After a batch decided while recording is abandoned (its log failed or conflicted, or was
@@ -146,12 +122,10 @@ extension SQLiteStateStore {
 /// The writes of one batch, recorded in order (`SQLiteStateStore.recordingWrites`).
 package struct WriteLog: @unchecked Sendable {
     enum Op {
-        case hot(HotStatement, Range<Int>)
+        case hot(HotStatement, HotValues)
         case run((Database) throws -> Void)
     }
     var ops: [Op] = []
-    var values: [SQLiteStateStore.BoundValue] = []
-    var bytes: [UInt8] = []
     var failed = false
 
     /// How many statements it holds.
@@ -178,6 +152,9 @@ package final class BackgroundWriter: @unchecked Sendable {
     private var outcome: Outcome?
     private var pending = false
     private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    /// The binding buffers of `SQLiteStateStore.step`, kept between statements.
+    private var bytes: [UInt8] = []
+    private var texts: [(index: Int32, start: Int, count: Int)] = []
     private var baseline: Int64 = 0
 
     init(path: String) throws {
@@ -251,35 +228,12 @@ package final class BackgroundWriter: @unchecked Sendable {
     }
 
     private func run(_ log: WriteLog, _ db: Database) throws {
-        try log.bytes.withUnsafeBufferPointer { buffer in
-            // Never empty (`recordingWrites`).
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            for op in log.ops {
-                switch op {
-                case .run(let body):
-                    try body(db)
-                case .hot(let hot, let range):
-                    let statement = try prepared(hot, db)
-                    sqlite3_reset(statement)
-                    defer { sqlite3_reset(statement) }
-                    var index: Int32 = 0
-                    for value in log.values[range] {
-                        index += 1
-                        let code: Int32
-                        switch value {
-                        case .null: code = sqlite3_bind_null(statement, index)
-                        case .integer(let n): code = sqlite3_bind_int64(statement, index, n)
-                        case .real(let d): code = sqlite3_bind_double(statement, index, d)
-                        case .text(let start, let count):
-                            // SQLITE_STATIC: the log's bytes outlive the step.
-                            code = sqlite3_bind_text(statement, index, base + start, Int32(count), nil)
-                        }
-                        guard code == SQLITE_OK else { throw SQLiteStateStore.rawError(db, code, hot.sql) }
-                    }
-                    var code = sqlite3_step(statement)
-                    while code == SQLITE_ROW { code = sqlite3_step(statement) }
-                    guard code == SQLITE_DONE else { throw SQLiteStateStore.rawError(db, code, hot.sql) }
-                }
+        for op in log.ops {
+            switch op {
+            case .run(let body):
+                try body(db)
+            case .hot(let hot, let values):
+                try SQLiteStateStore.step(prepared(hot, db), hot, values, db, bytes: &bytes, texts: &texts)
             }
         }
     }

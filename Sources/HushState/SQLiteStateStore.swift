@@ -210,37 +210,24 @@ public final class SQLiteStateStore: StateStore {
     /// list or changes group (the upsert decides).
     private func upsertDelivered(_ n: StoredNotification, in db: Database) throws {
         let seq = try nextDeliveredSeq(db, n.user)
-        try execute(db, .upsertDelivered) { p in
-            p.integer(seq)
-            p.notification(n, N.every)
-        }
+        try execute(db, .upsertDelivered, .notification(seq: seq, n, N.every))
     }
 
     /// The seq given is the user's next: a notification replaced in the queue keeps its own.
     private func upsertQueued(_ n: StoredNotification, in db: Database) throws {
         let seq = try nextQueueSeq(db, n.user)
-        try execute(db, .upsertQueued) { p in
-            p.integer(seq)
-            p.notification(n, N.every)
-        }
+        try execute(db, .upsertQueued, .notification(seq: seq, n, N.every))
     }
 
     private func insertArrival(_ n: StoredNotification, in db: Database) throws {
         let seq = try nextArrivalSeq(db, n.user)
-        try execute(db, .insertArrival) { p in
-            p.integer(seq)
-            p.notification(n, N.arrivalColumns)
-        }
+        try execute(db, .insertArrival, .notification(seq: seq, n, N.arrivalColumns))
     }
 
     private func deleteKey(_ statement: HotStatement, _ user: String, _ app: String, _ id: String, in db: Database)
         throws
     {
-        try execute(db, statement) { p in
-            p.text(user)
-            p.text(app)
-            p.text(id)
-        }
+        try execute(db, statement, .key(user: user, app: app, id: id))
     }
 
     package func takeDueSummaries(user: String, upTo t: Double) throws -> [SummaryBatch] {
@@ -424,10 +411,10 @@ public final class SQLiteStateStore: StateStore {
         guard db.isInsideTransaction else {
             throw RawSQLiteError(description: "the transaction of the batch was rolled back")
         }
-        try execute(db, .savepoint) { _ in }
+        try execute(db, .savepoint, .none)
         do {
             let result = try body(db)
-            try execute(db, .release) { _ in }
+            try execute(db, .release, .none)
             return result
         } catch {
             try? execute(db, sql: "ROLLBACK TO hush_write", [])
