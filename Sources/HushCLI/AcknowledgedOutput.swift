@@ -60,6 +60,9 @@ struct AcknowledgedOutput: ~Copyable {
         }
     }
 
+    /// Lines in a batch at most.
+    var limit: Int { batch.limit }
+
     init(store: any StateStore, limit: Int = 1000) {
         self.store = store
         batch = Batch(limit: limit)

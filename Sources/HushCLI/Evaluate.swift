@@ -160,6 +160,9 @@ struct Evaluate: ParsableCommand {
                 }
                 invalid += try output.drain(decide)
             } catch let error as LineStream.ReadError {
+                // What was decided before is committed and printed first, as the ordinary way
+                // printed it before reading.
+                invalid += try output.drain(decide)
                 try stop(reading: error)
             }
         }

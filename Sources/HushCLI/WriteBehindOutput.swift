@@ -22,6 +22,8 @@ struct WriteBehindOutput: ~Copyable {
     struct InFlight: ~Copyable {
         var items: [Item]
         var batch: AcknowledgedOutput.Batch
+        /// The retention bookkeeping before it was decided.
+        var mark: RetentionMark
     }
     let limit: Int
 
@@ -45,7 +47,7 @@ struct WriteBehindOutput: ~Copyable {
         self.store = store
         self.limit = limit
         self.writer = writer
-        ordinary = AcknowledgedOutput(store: store, limit: limit)
+        ordinary = AcknowledgedOutput(store: store)
     }
 
     /// Decides `items` (at most `limit`) with `decide` and submits their writes; prints the batch
@@ -56,9 +58,10 @@ struct WriteBehindOutput: ~Copyable {
         var invalid = 0
         if store.cacheIsFull {
             invalid += try drain(decide)
-            store.forgetSpeculation()
+            store.restartCache()
         }
         var batch = AcknowledgedOutput.Batch(limit: limit)
+        let mark = store.retentionMark()
         let log = store.recordingWrites {
             for item in items { decide(item, &batch) }
         }
@@ -67,20 +70,20 @@ struct WriteBehindOutput: ~Copyable {
                 invalid += previous.batch.write()
             } else {
                 // This batch was decided on top of the one that did not commit: both again.
-                try again(previous.items, decide, &invalid)
-                try again(items, decide, &invalid)
+                try again(previous.items, from: previous.mark, decide, &invalid)
+                try again(items, from: nil, decide, &invalid)
                 try resync()
                 return invalid
             }
             try Output.stopIfClosed()
         }
         guard let log else {
-            try again(items, decide, &invalid)
+            try again(items, from: mark, decide, &invalid)
             try resync()
             return invalid
         }
         writer.submit(log)
-        inFlight = InFlight(items: items, batch: batch)
+        inFlight = InFlight(items: items, batch: batch, mark: mark)
         return invalid
     }
 
@@ -88,20 +91,31 @@ struct WriteBehindOutput: ~Copyable {
     /// end). Returns how many of the lines printed are errors.
     mutating func drain(_ decide: Decide) throws -> Int {
         guard let previous = inFlight.take() else { return 0 }
-        if case .committed = writer.wait() { return previous.batch.write() }
+        if case .committed = writer.wait() {
+            store.forgetPendingRows()
+            return previous.batch.write()
+        }
         var invalid = 0
-        try again(previous.items, decide, &invalid)
+        try again(previous.items, from: previous.mark, decide, &invalid)
         try resync()
         return invalid
     }
 
-    /// Decides `items` again the ordinary way, from the file, and prints them.
-    private mutating func again(_ items: [Item], _ decide: Decide, _ invalid: inout Int) throws {
-        store.forgetSpeculation()
-        invalid += ordinary.commit { batch in
-            for item in items { decide(item, &batch) }
+    /// Decides `items` again the ordinary way, from the file, and prints them: in the ordinary
+    /// way's batches (a commit that fails turns as many lines into errors as it would have), with
+    /// the retention bookkeeping as it was before they were first decided (`mark`; nil: as it is,
+    /// when the batch before them was just decided again).
+    private mutating func again(_ items: [Item], from mark: RetentionMark?, _ decide: Decide, _ invalid: inout Int)
+        throws
+    {
+        store.forgetSpeculation(restoring: mark)
+        let size = ordinary.limit
+        for start in stride(from: 0, to: items.count, by: size) {
+            invalid += ordinary.commit { batch in
+                for item in items[start..<min(start + size, items.count)] { decide(item, &batch) }
+            }
+            try Output.stopIfClosed()
         }
-        try Output.stopIfClosed()
     }
 
     /// After the store's own connection committed (or at the start): the writer takes the file's

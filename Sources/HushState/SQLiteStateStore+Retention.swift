@@ -28,6 +28,8 @@ extension SQLiteStateStore {
     /// this process is pruned on its first apply.
     func pruneUser(_ db: Database, user: String, before cutoffs: RetentionPolicy.Cutoffs) throws {
         let t = cutoffs.notifications
+        // Before the change to memory: the arrivals not loaded yet are pruned when read.
+        if isRecording { notePending(user, .prune(arrivals: t, interactions: cutoffs.interactions)) }
         noteWrite(user) { $0.prune(before: t) }
         try run(db) { db in
             let cutoffs = [("delivered", t), ("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]

@@ -182,7 +182,6 @@ extension SQLiteStateStore {
         }
         guard let cached = userCache.users[user] else { return }
         change(cached)
-        if isRecording && cached.arrivals == nil { writtenWithoutArrivals.insert(user) }
         // Counted as a row more (most writes add one; what pruning removes is not counted back).
         cachedRows += 1
     }
@@ -283,14 +282,11 @@ extension SQLiteStateStore {
     }
 
     func cachedArrivals(_ db: Database, _ user: String) throws -> [StoredNotification] {
-        if isRecording, userCache.users[user]?.arrivals == nil,
-            writtenWithoutArrivals.contains(user) || writtenWithoutArrivalsBefore.contains(user)
-        {
-            // The file's lack the pending ones (`loadEveryPart`).
-            throw RawSQLiteError(description: "arrivals written behind, not committed yet")
-        }
-        return try cachedList(db, user, \.arrivals) {
-            try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue]).map(\.notification)
+        try cachedList(db, user, \.arrivals) {
+            let arrivals = try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue])
+                .map(\.notification)
+            // Writing behind, the file may lack what was recorded for them and not committed yet.
+            return isRecording ? withPendingArrivals(user, arrivals) : arrivals
         }
     }
 

@@ -20,7 +20,11 @@ import HushCore
 /// What keeps the speculation right:
 /// - A user with a pending write is wholly in the cache (every part is loaded before their first
 ///   write is noted, and the cache never starts over while a log is pending), so reading the file
-///   is only ever needed for users whose rows are as committed.
+///   is only ever needed for users whose rows are as committed. The exceptions, arrivals not
+///   loaded yet and interactions, are read as the file's rows with what is pending for them
+///   replayed on top (`pendingRows`).
+/// - A batch decided again starts from the retention bookkeeping it was first decided from
+///   (`retentionMark`): when a user is next pruned is counted in memory.
 /// - Another process's commit: the writer's `PRAGMA data_version` is taken when the pipeline
 ///   starts (`rebaseline`) and checked inside each transaction; only other connections change it.
 ///   When it moved, the writer rolls back (`.conflict`) and the caller decides the batch (and the
@@ -38,8 +42,8 @@ extension SQLiteStateStore {
         precondition(!isWriting && !isRecording, "write-behind inside a transaction")
         recording = WriteLog()
         // The batch before the one before this one has committed (the caller waited for it).
-        writtenWithoutArrivalsBefore = writtenWithoutArrivals
-        writtenWithoutArrivals = []
+        pendingRowsBefore = pendingRows
+        pendingRows = [:]
         do {
             try dbQueue.unsafeRead { db in
                 try db.execute(sql: "PRAGMA query_only = ON")
@@ -70,9 +74,9 @@ extension SQLiteStateStore {
     /// A user about to be written while recording: every part of theirs is loaded first, so that
     /// nothing of theirs is ever read from the file while a write of theirs is pending.
     /// Arrivals are the exception, as they are most of a user's rows and only `hush.recent` reads
-    /// them: a user written with their arrivals not loaded is noted in `writtenWithoutArrivals`,
-    /// and reading those arrivals before the batch is committed leaves the batch to be decided
-    /// again the ordinary way (`cachedArrivals`).
+    /// them; and interactions are never in memory. What is recorded for those rows is kept in
+    /// order (`pendingRows`), and a read of them while recording is the file's rows with it
+    /// replayed on top (`withPendingArrivals`, `withoutPendingPrunes`).
     func loadEveryPart(_ db: Database, _ user: String) throws {
         _ = try cachedDelivered(db, user) { _ in () }
         _ = try cachedQueue(db, user)
@@ -90,13 +94,59 @@ extension SQLiteStateStore {
 
     /// After a batch decided while recording is abandoned (its log failed or conflicted, or was
     /// never submitted): what memory learnt from it is forgotten. Call with no log pending.
-    package func forgetSpeculation() {
-        writtenWithoutArrivals.removeAll()
-        writtenWithoutArrivalsBefore.removeAll()
+    package func forgetSpeculation(restoring mark: RetentionMark?) {
+        forgetPendingRows()
         userCache.clear()
         userCache.written.removeAll()
         cachedRows = 0
-        retentionBook = [:]
+        if let mark { retentionBook = mark.book }
+    }
+
+    /// What the retention bookkeeping is now (`forgetSpeculation`): when to prune a user is
+    /// counted in memory across batches, so a batch decided again must start from the count it
+    /// was first decided from.
+    package func retentionMark() -> RetentionMark { RetentionMark(book: retentionBook) }
+
+    /// Once every recorded batch is committed (the caller drained the writer): nothing is pending.
+    package func forgetPendingRows() {
+        pendingRows = [:]
+        pendingRowsBefore = [:]
+    }
+
+    /// Starts the user cache over (`cacheIsFull`), with every recorded batch committed: as the
+    /// ordinary way does when it is full.
+    package func restartCache() {
+        forgetPendingRows()
+        userCache.users.removeAll()
+        cachedRows = 0
+    }
+
+    /// A change recorded while recording to rows memory may not hold: `user`'s arrivals when not
+    /// loaded, and their interactions.
+    func notePending(_ user: String, _ change: PendingRowChange) {
+        if case .arrival = change, userCache.users[user]?.arrivals != nil { return }
+        pendingRows[user, default: []].append(change)
+    }
+
+    /// `arrivals` (the file's, as committed) with what is pending for them replayed, in order.
+    func withPendingArrivals(_ user: String, _ arrivals: [StoredNotification]) -> [StoredNotification] {
+        var arrivals = arrivals
+        for change in (pendingRowsBefore[user] ?? []) + (pendingRows[user] ?? []) {
+            switch change {
+            case .arrival(let n): arrivals.append(n)
+            case .prune(let t, _): arrivals.removeAll { $0.date < t }
+            }
+        }
+        return arrivals
+    }
+
+    /// `interactions` (the file's) less those a pending prune deletes.
+    func withoutPendingPrunes(_ user: String, _ interactions: [Interaction]) -> [Interaction] {
+        var cutoff = -Double.infinity
+        for case .prune(_, let t) in (pendingRowsBefore[user] ?? []) + (pendingRows[user] ?? []) {
+            cutoff = max(cutoff, t)
+        }
+        return cutoff == -.infinity ? interactions : interactions.filter { $0.date >= cutoff }
     }
 
     /// Drops the cached users other connections changed since the store last looked
@@ -106,7 +156,7 @@ extension SQLiteStateStore {
     }
 
     /// Whether the user cache should start over (`UserCache.rowLimit`): while recording it
-    /// cannot, so the caller waits for the pending log and calls `forgetSpeculation`.
+    /// cannot, so the caller waits for the pending log and calls `restartCache`.
     package var cacheIsFull: Bool { cachedRows > UserCache.rowLimit }
 
     /// A writer for this store's file, on a connection and a thread of its own.
@@ -117,6 +167,19 @@ extension SQLiteStateStore {
             throw Error.failed(path: path, action: "open a second connection for writing", reason: "\(error)")
         }
     }
+}
+
+/// The retention bookkeeping at one moment (`SQLiteStateStore.retentionMark`).
+package struct RetentionMark {
+    let book: [String: RetentionBookEntry]
+}
+
+/// A recorded change to rows memory may not hold (`SQLiteStateStore.notePending`).
+enum PendingRowChange {
+    /// An arrival (as `StoredNotification.arrival`).
+    case arrival(StoredNotification)
+    /// Arrivals before the first date, interactions before the second, deleted.
+    case prune(arrivals: Double, interactions: Double)
 }
 
 /// The writes of one batch, recorded in order (`SQLiteStateStore.recordingWrites`).

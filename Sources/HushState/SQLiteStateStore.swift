@@ -46,10 +46,10 @@ public final class SQLiteStateStore: StateStore {
     var recording: WriteLog?
     /// The connection, read-only, while a batch is decided for write-behind.
     var recordingDatabase: Database?
-    /// Users written behind while their arrivals were not in memory (`loadEveryPart`): in the
-    /// batch being decided, and in the one before it (which may not be committed yet).
-    var writtenWithoutArrivals: Set<String> = []
-    var writtenWithoutArrivalsBefore: Set<String> = []
+    /// Recorded changes to rows memory may not hold (`notePending`), per user: of the batch being
+    /// decided, and of the one before it (which may not be committed yet).
+    var pendingRows: [String: [PendingRowChange]] = [:]
+    var pendingRowsBefore: [String: [PendingRowChange]] = [:]
     /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
     var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
     /// The texts of the hot statement being run and where each is bound (`Parameters`), kept
@@ -141,8 +141,10 @@ public final class SQLiteStateStore: StateStore {
     package func interactions(user: String, since: Double) throws -> [Interaction] {
         try read("read interactions") { db in
             typealias C = InteractionRow.Columns
-            return try InteractionRow.filter(C.user == user && C.date >= since).order(C.seq).fetchAll(db).map(
-                \.interaction)
+            let interactions = try InteractionRow.filter(C.user == user && C.date >= since).order(C.seq).fetchAll(db)
+                .map(\.interaction)
+            // Writing behind, a prune of theirs may be recorded and not run yet.
+            return isRecording ? withoutPendingPrunes(user, interactions) : interactions
         }
     }
 
@@ -168,7 +170,10 @@ public final class SQLiteStateStore: StateStore {
             case .deliver(let n):
                 try upsertDelivered(n, in: db)
                 // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil { try insertArrival(n, in: db) }
+                if n.summaryAt == nil {
+                    try insertArrival(n, in: db)
+                    if isRecording { notePending(n.user, .arrival(n.arrival)) }
+                }
                 noteWrite(n.user) { cached in
                     cached.delivered?.deliver(n)
                     if n.summaryAt == nil { cached.arrivals?.append(n.arrival) }
@@ -176,6 +181,7 @@ public final class SQLiteStateStore: StateStore {
             case .enqueue(let n):
                 try upsertQueued(n, in: db)
                 try insertArrival(n, in: db)
+                if isRecording { notePending(n.user, .arrival(n.arrival)) }
                 noteWrite(n.user) { cached in
                     cached.enqueue(n)
                     cached.arrivals?.append(n.arrival)

@@ -87,6 +87,75 @@ final class WriteBehindTests: XCTestCase {
         XCTAssertTrue(outputs[true]![1].contains("\"replaces\":\""))
     }
 
+    /// Both ways, on a fresh state file: each run's standard output, then its error output.
+    private func bothWays(_ arguments: [String], policy: String, lines: [String], before: [String] = [])
+        throws -> [Bool: [String]]
+    {
+        let policyFile = folder.appendingPathComponent("policy-\(UUID().uuidString).lua")
+        try policy.write(to: policyFile, atomically: true, encoding: .utf8)
+        let input = folder.appendingPathComponent("input-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        var outputs: [Bool: [String]] = [:]
+        for writeBehind in [true, false] {
+            let state = folder.appendingPathComponent("\(UUID().uuidString).sqlite").path
+            if !before.isEmpty {
+                let donated = try HushBinary.run(["donate", "--state", state], stdin: before.joined(separator: "\n"))
+                XCTAssertEqual(donated.status, 0, donated.stderr)
+            }
+            let run = try HushBinary.run(
+                ["eval", "--state", state, "--policy", policyFile.path] + arguments + [input.path],
+                environment: writeBehind ? [:] : ["HUSH_WRITE_BEHIND": "0"])
+            outputs[writeBehind] = [run.stdout, run.stderr]
+        }
+        XCTAssertEqual(outputs[true], outputs[false])
+        return outputs
+    }
+
+    /// The first apply of a user prunes their interactions older than 90 days: a rule asking for
+    /// 120 days on the next line must not see the pruned one, though its delete is not committed yet.
+    func testInteractionsPrunedInTheBatchBeingDecidedAreNotReadBack() throws {
+        let policy = """
+            rule("count interactions", function(n, ctx)
+              return { delivery = "quiet", reason = "interactions=" .. hush.interactions { days = 120 } }
+            end)
+            """
+        let people = #""people":[{"handle":"maya@example.net"}]"#
+        let donations = ["2026-08-10T12:00:00Z", "2026-11-20T12:00:00Z"].map {
+            #"{"user":"u","date":"\#($0)","direction":"outgoing","kind":"message","app":"com.example.chat",\#(people)}"#
+        }
+        let lines = (0..<6).map {
+            #"{"user":"u","app":"com.example.chat","id":"n\#($0)","date":"2026-11-24T10:0\#($0):00Z","payload":{"aps":{"alert":"hi"}}}"#
+        }
+        let outputs = try bothWays([], policy: policy, lines: lines, before: donations)
+        let counts = outputs[true]![0].split(separator: "\n").map { $0.contains("interactions=2") ? 2 : 1 }
+        XCTAssertEqual(counts, [2, 1, 1, 1, 1, 1], outputs[true]![0])
+    }
+
+    /// A policy counting in its own Lua globals sees each line once: a rule that asks for
+    /// `hush.recent` now and then (its arrivals not in memory, their writes pending) does not make
+    /// the batch be decided again.
+    func testAPolicyCountingInItsGlobalsSeesEachLineOnce() throws {
+        let policy = """
+            seen = 0
+            rule("count", function(n, ctx)
+              seen = seen + 1
+              local recent = n.id:sub(1, 1) == "t" and hush.recent { minutes = 5 } or -1
+              return { delivery = "quiet", reason = "seen=" .. seen .. " recent=" .. recent }
+            end)
+            """
+        let lines = (0..<9_000).map { i in
+            let id = i % 2_900 == 2_899 ? "t\(i)" : "n\(i)"
+            let date = String(format: "2026-11-20T%02d:%02d:%02dZ", i / 3600, i / 60 % 60, i % 60)
+            return #"{"user":"a","app":"com.example.chat","id":"\#(id)","date":"\#(date)","#
+                + #""payload":{"aps":{"alert":"hi"}}}"#
+        }
+        let outputs = try bothWays([], policy: policy, lines: lines)
+        let printed = outputs[true]![0].split(separator: "\n")
+        XCTAssertEqual(printed.count, 9_000)
+        XCTAssertTrue(printed.last?.contains("seen=9000 ") ?? false, String(printed.last ?? ""))
+        XCTAssertTrue(printed[2_899].contains("recent=300"), String(printed[2_899]))
+    }
+
     /// Another process turns a focus on between two batches: the batch decided after it must see
     /// it (its commit finds the file changed, and it is decided again the ordinary way).
     func testAFocusTurnedOnByAnotherProcessMidStreamIsSeen() throws {

@@ -81,7 +81,7 @@ final class WriteBehindStoreTests: XCTestCase {
         try SQLiteStateStore(path: path).setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0))
         writer.submit(log)
         guard case .conflict = writer.wait() else { return XCTFail("no conflict") }
-        store.forgetSpeculation()
+        store.forgetSpeculation(restoring: nil)
         XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "a1"))
         XCTAssertEqual(try store.manualFocus(user: "u")?.name, "Sleep")
         // Taken as the new baseline, the next log commits.
@@ -111,7 +111,7 @@ final class WriteBehindStoreTests: XCTestCase {
         writer.submit(log)
         guard case .failed(let error) = writer.wait() else { return XCTFail("the log committed") }
         XCTAssertTrue("\(error)".contains("refused"), "\(error)")
-        store.forgetSpeculation()
+        store.forgetSpeculation(restoring: nil)
         XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "good"))
         XCTAssertEqual(try store.recent(user: "u", since: 0).count, 0)
     }
@@ -125,35 +125,46 @@ final class WriteBehindStoreTests: XCTestCase {
             XCTAssertTrue(refused)
         }
         XCTAssertNil(log)
-        store.forgetSpeculation()
+        store.forgetSpeculation(restoring: nil)
         XCTAssertNil(try store.manualFocus(user: "u"))
         // The connection writes again afterwards.
         ok { try store.setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0)) }
     }
 
-    /// Arrivals are not loaded for a write (they are most of the rows): reading them while a write
-    /// of the user may be pending leaves the batch to the ordinary way, rather than reading the
-    /// file without the pending ones.
-    func testArrivalsReadWhileTheirWritesArePendingLeaveTheBatchToTheOrdinaryWay() throws {
+    /// Arrivals are not loaded for a write (they are most of the rows): read while a write of
+    /// theirs is pending, they are the file's with the pending ones on top, in order.
+    func testArrivalsReadWhileTheirWritesArePendingIncludeThem() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
         try store.apply([.deliver(note("old", date: t0))])
-        store.forgetSpeculation()
+        store.forgetSpeculation(restoring: nil)
         let writer = try store.makeBackgroundWriter()
         let first = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })
+        XCTAssertNil(store.userCache.users["u"]?.arrivals)
         writer.submit(first)
         // The next batch, decided while the first may still be committing.
-        let second = store.recordingWrites { _ = try? store.recent(user: "u", since: 0) }
-        XCTAssertNil(second)
-        guard case .committed = writer.wait() else { return XCTFail("did not commit") }
-        store.forgetSpeculation()
-        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["old", "a1"])
-        // Loaded before the write, they are kept up to date in memory: nothing to decide again.
-        try writer.rebaseline()
-        let third = store.recordingWrites {
-            XCTAssertEqual(try? store.recent(user: "u", since: 0).count, 2)
+        let second = store.recordingWrites {
+            XCTAssertEqual(try? store.recent(user: "u", since: 0).map(\.id), ["old", "a1"])
             ok { try store.apply(changes(2)[0]) }
             XCTAssertEqual(try? store.recent(user: "u", since: 0).map(\.id), ["old", "a1", "a2"])
         }
-        XCTAssertNotNil(third)
+        guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+        writer.submit(try XCTUnwrap(second))
+        guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+        XCTAssertEqual(try SQLiteStateStore(path: directory.path("state.sqlite")).recent(user: "u", since: 0).count, 3)
+    }
+
+    /// A batch decided again starts from the retention bookkeeping it was first decided from.
+    func testForgettingABatchRestoresTheRetentionBookkeeping() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        try store.apply([.deliver(note("old", date: t0))])
+        let before = store.retentionBook
+        let mark = store.retentionMark()
+        _ = store.recordingWrites {
+            ok { try store.apply([.deliver(note("new", date: t0 + 86_400))]) }
+            ok { try store.apply([.deliver(note("v1", user: "v", date: t0))]) }
+        }
+        XCTAssertNotEqual(store.retentionBook, before)
+        store.forgetSpeculation(restoring: mark)
+        XCTAssertEqual(store.retentionBook, before)
     }
 }
