@@ -283,10 +283,24 @@ extension SQLiteStateStore {
 
     func cachedArrivals(_ db: Database, _ user: String) throws -> [StoredNotification] {
         try cachedList(db, user, \.arrivals) {
-            let arrivals = try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue])
-                .map(\.notification)
-            // Writing behind, the file may lack what was recorded for them and not committed yet.
-            return isRecording ? withPendingArrivals(user, arrivals) : arrivals
+            guard isRecording else {
+                return try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue])
+                    .map(\.notification)
+            }
+            // Writing behind, the file may lack what was recorded for them and not committed yet:
+            // the batch being decided, and maybe the one being committed meanwhile. Whether that
+            // one is in the file is its version of the user (`stampWrittenUsers`), read in the
+            // same snapshot as the arrivals.
+            var arrivals: [StoredNotification] = []
+            var fileVersion: Int64?
+            try db.inTransaction(.deferred) {
+                fileVersion = try fetchInteger(db, sql: Self.selectUserVersion, [user.databaseValue])
+                arrivals = try fetchAll(ArrivalRow.self, db, sql: Self.selectUserArrivals, [user.databaseValue])
+                    .map(\.notification)
+                return .commit
+            }
+            let inFlightCommitted = fileVersion != nil && fileVersion == userCache.users[user]?.version
+            return withPendingArrivals(user, arrivals, inFlightCommitted: inFlightCommitted)
         }
     }
 

@@ -128,10 +128,13 @@ extension SQLiteStateStore {
         pendingRows[user, default: []].append(change)
     }
 
-    /// `arrivals` (the file's, as committed) with what is pending for them replayed, in order.
-    func withPendingArrivals(_ user: String, _ arrivals: [StoredNotification]) -> [StoredNotification] {
+    /// `arrivals` (the file's, read in one snapshot) with what is pending for them replayed, in
+    /// order: the batch being committed meanwhile's too, unless the snapshot already holds it.
+    func withPendingArrivals(_ user: String, _ arrivals: [StoredNotification], inFlightCommitted: Bool)
+        -> [StoredNotification]
+    {
         var arrivals = arrivals
-        for change in (pendingRowsBefore[user] ?? []) + (pendingRows[user] ?? []) {
+        for change in (inFlightCommitted ? [] : pendingRowsBefore[user] ?? []) + (pendingRows[user] ?? []) {
             switch change {
             case .arrival(let n): arrivals.append(n)
             case .prune(let t, _): arrivals.removeAll { $0.date < t }

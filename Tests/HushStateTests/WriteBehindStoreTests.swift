@@ -153,6 +153,22 @@ final class WriteBehindStoreTests: XCTestCase {
         XCTAssertEqual(try SQLiteStateStore(path: directory.path("state.sqlite")).recent(user: "u", since: 0).count, 3)
     }
 
+    /// The batch before may be committed by the time this one reads the arrivals: they are not
+    /// counted twice (the file already holds them).
+    func testArrivalsOfABatchCommittedMeanwhileAreNotCountedTwice() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        try store.apply([.deliver(note("old", date: t0))])
+        store.forgetSpeculation(restoring: nil)
+        let writer = try store.makeBackgroundWriter()
+        let first = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })
+        writer.submit(first)
+        guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+        let second = store.recordingWrites {
+            XCTAssertEqual(try? store.recent(user: "u", since: 0).map(\.id), ["old", "a1"])
+        }
+        XCTAssertNotNil(second)
+    }
+
     /// A batch decided again starts from the retention bookkeeping it was first decided from.
     func testForgettingABatchRestoresTheRetentionBookkeeping() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
