@@ -41,11 +41,17 @@ extension SQLiteStateStore {
     package func events(after seq: Int64, user: String?, limit: Int) throws -> [StoredEvent] {
         // SQLite reads a negative LIMIT as none at all.
         guard limit > 0 else { return [] }
+        // Prepared once: the server asks after every batch it commits, nearly always for nothing.
         return try read("read events") { db in
-            typealias C = EventRow.Columns
-            var request = EventRow.filter(C.seq > seq)
-            if let user { request = request.filter(C.user == user) }
-            return try request.order(C.seq).limit(limit).fetchAll(db).map(\.event)
+            let statement: Statement
+            if let user {
+                statement = try db.cachedStatement(sql: Self.selectUserEventsAfter)
+                statement.setUncheckedArguments([seq, user, limit])
+            } else {
+                statement = try db.cachedStatement(sql: Self.selectEventsAfter)
+                statement.setUncheckedArguments([seq, limit])
+            }
+            return try EventRow.fetchAll(statement).map(\.event)
         }
     }
 

@@ -30,5 +30,8 @@ extension SQLiteStateStore {
     static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND app = ? AND id = ?"
     static let deleteQueued = "DELETE FROM queue WHERE user = ? AND app = ? AND id = ?"
     /// The seq a user's next arrival takes (the table's key is (user, seq): one step down it).
+    static let selectEventsAfter = "SELECT \(EventRow.selectList) FROM events WHERE seq > ? ORDER BY seq LIMIT ?"
+    static let selectUserEventsAfter =
+        "SELECT \(EventRow.selectList) FROM events WHERE seq > ? AND user = ? ORDER BY seq LIMIT ?"
     static let selectNextArrivalSeq = "SELECT coalesce(max(seq), 0) + 1 FROM arrivals WHERE user = ?"
 }
