@@ -42,6 +42,35 @@ final class DecisionsOverHTTPTests: XCTestCase {
         XCTAssertEqual(server.stop(), 0)
     }
 
+    /// One notification on one line is read straight from the body (no tree): whatever ends the
+    /// line, and spread over several lines instead, it is decided the same; one without an id gets
+    /// the next generated id, one each.
+    func testOneNotificationIsDecidedTheSameHoweverItsBodyIsLaidOut() async throws {
+        let server = try ServerProcess(["--ephemeral", "--clock", "2026-11-24T10:00:00Z"])
+        let line =
+            #"{"app":"com.example.chat","user":"ann","date":"2026-11-24T09:00:00Z","payload":{"aps":{"alert":{"title":"Bob","body":"hi"},"thread-id":"t"}}}"#
+        let spread = line.replacingOccurrences(of: #","payload""#, with: ",\n\"payload\"")
+        XCTAssertNotEqual(spread, line)
+        var bodies: [String] = []
+        for (n, body) in [line, line + "\n", line + "\r\n", " " + line + " ", spread].enumerated() {
+            let withID = body.replacingOccurrences(of: #""user":"ann""#, with: #""id":"same","user":"u\#(n)""#)
+            let answer = try await HTTP.send(.POST, server.base + "/v1/notifications", body: withID)
+            XCTAssertEqual(answer.status, 200, answer.body)
+            bodies.append(answer.body.replacingOccurrences(of: #""user":"u\#(n)""#, with: #""user":"u""#))
+        }
+        XCTAssertEqual(Set(bodies).count, 1, bodies.joined(separator: "\n"))
+        var generated: [String] = []
+        for body in [line, line + "\r\n", spread] {
+            let answer = try await HTTP.send(.POST, server.base + "/v1/notifications", body: body)
+            XCTAssertEqual(answer.status, 200, answer.body)
+            generated.append(answer.json?["id"] as? String ?? "")
+        }
+        let prefix = generated[0].dropLast()
+        XCTAssertTrue(prefix.hasPrefix("hush-") && generated[0].hasSuffix("-1"), generated[0])
+        XCTAssertEqual(generated, ["1", "2", "3"].map { prefix + $0 })
+        XCTAssertEqual(server.stop(), 0)
+    }
+
     /// Dates centuries from the server's clock (fuzz/findings/service-ancient-date): decided, and
     /// the requests after them are answered at once — the user's events are worked out over at most
     /// the retention's span, not every day in between.
