@@ -87,6 +87,43 @@ final class StateCommandTests: XCTestCase {
         XCTAssertEqual(status.objects.first?["next_summary"] as? String, "2026-11-28T18:00:00+01:00")
     }
 
+    /// Runs SQL on the state file with Python's sqlite3 (scripts/setup.sh installs python3).
+    func sql(_ script: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.close()",
+            state, script,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, script)
+    }
+
+    /// A summary due that cannot be delivered (the file refuses the write) stops `status` and
+    /// `suggest` with exit status 2 and the state file's error, as a failed read does, and the
+    /// summary stays queued.
+    func testSummaryThatCannotBeDeliveredExitsTwo() throws {
+        let held = try eval(
+            "{\"app\":\"com.example.news\",\"id\":\"n1\",\"date\":\"2026-11-28T10:05:00+01:00\",\"payload\":{\"aps\":{\"alert\":\"story\"}}}"
+        )
+        XCTAssertEqual(held["delivery"] as? String, "summary")
+        try sql("CREATE TRIGGER refuse BEFORE DELETE ON queue BEGIN SELECT RAISE(ABORT, 'refused'); END;")
+        for command in [["status"], ["suggest", "--focus", "Work"]] {
+            let run = try HushBinary.run(
+                command + ["--policy", policy, "--state", state, "--now", "2026-11-28T19:00:00+01:00"])
+            XCTAssertEqual(run.status, 2, "\(command): \(run.stdout) \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(state) && run.stderr.contains("refused"), run.stderr)
+        }
+        try sql("DROP TRIGGER refuse;")
+        let status = try HushBinary.run([
+            "status", "--json", "--policy", policy, "--state", state, "--now", "2026-11-28T11:00:00+01:00",
+        ])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        XCTAssertEqual(status.objects.first?["pending_summary"] as? Int, 1)
+    }
+
     func testDonateAndSuggest() throws {
         let lines = [
             // Alice: three outgoing messages, by two handles (aliases merge).
