@@ -91,12 +91,14 @@ public final class Session {
     }
 
     /// For a process about to exit (`hush eval` at the end of its input): the policy's Lua states,
-    /// and the store when it is in memory only, are never freed, as the exit gives their memory
-    /// back at once, where freeing it object by object costs a few percent of a long run. A store
-    /// with a file or a server is still closed (checkpointed) when the last reference to it goes.
+    /// the store when it is in memory only, and a state file's users cached in memory are never
+    /// freed, as the exit gives their memory back at once, where freeing it object by object costs
+    /// a few percent of a long run. A store with a file or a server is still closed (checkpointed)
+    /// when the last reference to it goes.
     package func keepInMemoryUntilExit() {
         _ = Unmanaged.passRetained(interpreter)
         if let memory = store as? InMemoryStateStore { _ = Unmanaged.passRetained(memory) }
+        if let file = store as? SQLiteStateStore { file.keepCacheUntilExit() }
     }
 
     /// The milliseconds the next evaluation's rules may take (a service's per-user share of its
