@@ -14,29 +14,31 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     var problemsList: Int32 = LUA_NOREF
     /// The prelude's `loading` table: `copy` is true while a user's copy is made.
     var loadingState: Int32 = LUA_NOREF
+    // Read and written at every evaluation, by one thread at a time: the run-time exclusivity
+    // checks of these are left out too.
     /// Each user's copy of the policy (see PolicyInterpreter+Instances.swift).
-    var instances: [String: PolicyInstance] = [:]
+    @exclusivity(unchecked) var instances: [String: PolicyInstance] = [:]
     /// The copy made at load: the first user's.
-    var unclaimedInstance: PolicyInstance?
+    @exclusivity(unchecked) var unclaimedInstance: PolicyInstance?
     /// The last user's place in `instances` (nil after an insertion or removal).
-    var lastInstance: (user: String, index: Dictionary<String, PolicyInstance>.Index)?
-    var instanceUses = 0
-    var memoryAfterForgetting = 0
+    @exclusivity(unchecked) var lastInstance: (user: String, index: Dictionary<String, PolicyInstance>.Index)?
+    @exclusivity(unchecked) var instanceUses = 0
+    @exclusivity(unchecked) var memoryAfterForgetting = 0
     /// Per file: a function of `_ENV` running the file's code, compiled once for every later copy
     /// (nil before the second user; an entry is nil where the file must be compiled per copy).
-    var fileFunctions: [Int32?]?
+    @exclusivity(unchecked) var fileFunctions: [Int32?]?
     /// Copies kept at most; the least recently used go first (also when memory runs short).
     package var maxInstances = 10_000
     /// The milliseconds the next evaluation's rules may take, when a service gives each user a
     /// share of its time (below the time limit, it lowers it for that evaluation; below
     /// `minimumTimeAllowance` the rules are not run). nil: the limits alone.
-    package var timeAllowance: Double?
+    @exclusivity(unchecked) package var timeAllowance: Double?
     /// Less would be spent before the time limit is even checked (the grace period).
     package var minimumTimeAllowance: Double { lua.limits.graceMilliseconds + 1 }
     /// A report per rule that returned nothing, in order.
-    private var blankReports: [RuleReport] = []
-    private var notificationView: Int32 = LUA_NOREF
-    private var contextView: Int32 = LUA_NOREF
+    @exclusivity(unchecked) private var blankReports: [RuleReport] = []
+    @exclusivity(unchecked) private var notificationView: Int32 = LUA_NOREF
+    @exclusivity(unchecked) private var contextView: Int32 = LUA_NOREF
 
     /// The pipeline evaluated with this interpreter, rebuilt from its own policy (one per thread).
     let pipelineCopies = PipelineCopies()
@@ -55,11 +57,11 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     @exclusivity(unchecked) var notes: [String] = []
     /// A state read a helper made that failed: raised in Lua to stop the rule, then thrown by
     /// `runRules`, even when the rule caught the Lua error (pcall).
-    var stateReadFailure: (any Error)?
+    @exclusivity(unchecked) var stateReadFailure: (any Error)?
     /// The trees of the lazy tables made for views (payload, headers) not known to be gone or
     /// kept yet, with `lua.collections` when each was made (see `countKeptTrees`).
-    var lazyRoots: [(node: LazyJSON, madeAt: Int)] = []
-    var lazyRootsCheckedAt = 0
+    @exclusivity(unchecked) var lazyRoots: [(node: LazyJSON, madeAt: Int)] = []
+    @exclusivity(unchecked) var lazyRootsCheckedAt = 0
 
     deinit {
         // A tree gives back what was counted for it when it goes, to `lua`'s sandbox: let these go

@@ -15,6 +15,7 @@ import HushCore
 ///
 /// A class: every read and write reaches it through one lookup and changes it in place (a struct
 /// in the dictionary went through the dictionary's modify accessor and uniqueness checks on each).
+/// Its store's one owner alone touches it: the run-time exclusivity checks are left out.
 final class CachedUser {
     struct Key: Hashable {
         var app: String
@@ -24,7 +25,7 @@ final class CachedUser {
     /// A delivered notification, held once for its key and its group (a notification stored
     /// inline in the dictionary made every bucket of it as large as a notification).
     final class Stored {
-        var n: StoredNotification
+        @exclusivity(unchecked) var n: StoredNotification
         init(_ n: StoredNotification) { self.n = n }
     }
 
@@ -79,23 +80,23 @@ final class CachedUser {
     }
 
     /// The user's `user_versions` row when this was made or last written by this store; nil: none.
-    var version: Int64?
+    @exclusivity(unchecked) var version: Int64?
     // Each part is read from the file when first asked for (nil: not yet), each by the read that
     // needs it, so a failed read names what it read.
-    var delivered: Delivered?
+    @exclusivity(unchecked) var delivered: Delivered?
     /// In queue order (`seq`): a replaced notification keeps its place.
-    var queue: [StoredNotification]?
+    @exclusivity(unchecked) var queue: [StoredNotification]?
     /// The seq the next notification new to the queue takes (known once `queue` is read).
-    var nextQueueSeq: Int64 = 1
+    @exclusivity(unchecked) var nextQueueSeq: Int64 = 1
     /// In `seq` order, as the file keeps them (`StoredNotification.arrival`).
-    var arrivals: [StoredNotification]?
+    @exclusivity(unchecked) var arrivals: [StoredNotification]?
     /// The seq of the user's next arrival; nil: not read yet.
-    var nextArrivalSeq: Int64?
-    var calls: [CallRecord]?
+    @exclusivity(unchecked) var nextArrivalSeq: Int64?
+    @exclusivity(unchecked) var calls: [CallRecord]?
     /// nil: not read yet; `.some(nil)`: none.
-    var manualFocus: ManualFocus??
+    @exclusivity(unchecked) var manualFocus: ManualFocus??
     /// Every part a write may change is loaded (`SQLiteStateStore.loadEveryPart`).
-    var loadedForWriting = false
+    @exclusivity(unchecked) var loadedForWriting = false
 
     static func index(in queue: [StoredNotification], app: String, id: String) -> Int? {
         queue.firstIndex { $0.id == id && $0.app == app }

@@ -217,10 +217,10 @@ package final class BackgroundWriter: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var outcome: Outcome?
     private var pending = false
-    private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    @exclusivity(unchecked) private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
     /// The binding buffers of `SQLiteStateStore.step`, kept between statements.
-    private var bytes: [UInt8] = []
-    private var texts: [(index: Int32, start: Int, count: Int)] = []
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var texts: [(index: Int32, start: Int, count: Int)] = []
     private var baseline: Int64 = 0
 
     init(path: String) throws {

@@ -30,32 +30,34 @@ public final class SQLiteStateStore: StateStore {
     public let retentionDays: Double
     let dbQueue: DatabaseQueue
     let retention: RetentionPolicy
+    // The store has one owner at a time (not thread-safe), so the run-time exclusivity checks of
+    // its hot properties are left out: about 4,000 instructions a line of `hush eval`.
     /// Per user: the newest date applied and when the user's rows were last pruned.
-    var retentionBook: [String: RetentionBookEntry] = [:]
+    @exclusivity(unchecked) var retentionBook: [String: RetentionBookEntry] = [:]
     /// What evaluations read of each user, in memory (`SQLiteStateStore+UserCache.swift`).
-    var userCache = UserCache()
+    @exclusivity(unchecked) var userCache = UserCache()
     /// Rows the user cache read or was written since it last started over (`UserCache.rowLimit`);
     /// kept apart from it, as it is counted while a user in it is being changed.
-    var cachedRows = 0
+    @exclusivity(unchecked) var cachedRows = 0
     /// The connection of the transaction in progress (a batch, or one write), while its closure
     /// runs: reads and writes made meanwhile (all of a batch's, a summary's `recording` closure)
     /// use it, as GRDB's accesses are not reentrant; writes become savepoints of it.
-    private var writingDatabase: Database?
+    @exclusivity(unchecked) private var writingDatabase: Database?
     var isWriting: Bool { writingDatabase != nil }
     /// The writes recorded while a batch is decided for write-behind (`SQLiteStateStore+WriteBehind.swift`).
-    var recording: WriteLog?
+    @exclusivity(unchecked) var recording: WriteLog?
     /// The connection, read-only, while a batch is decided for write-behind.
-    var recordingDatabase: Database?
+    @exclusivity(unchecked) var recordingDatabase: Database?
     /// Recorded changes to rows memory may not hold (`notePending`), per user: of the batch being
     /// decided, and of the one before it (which may not be committed yet).
-    var pendingRows: [String: [PendingRowChange]] = [:]
-    var pendingRowsBefore: [String: [PendingRowChange]] = [:]
+    @exclusivity(unchecked) var pendingRows: [String: [PendingRowChange]] = [:]
+    @exclusivity(unchecked) var pendingRowsBefore: [String: [PendingRowChange]] = [:]
     /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
-    var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    @exclusivity(unchecked) var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
     /// The texts of the hot statement being run and where each is bound (`Parameters`), kept
     /// between statements so that binding allocates nothing.
-    var parameterBytes: [UInt8] = []
-    var parameterTexts: [(index: Int32, start: Int, count: Int)] = []
+    @exclusivity(unchecked) var parameterBytes: [UInt8] = []
+    @exclusivity(unchecked) var parameterTexts: [(index: Int32, start: Int, count: Int)] = []
 
     /// SQLite's own checkpoint interval, in pages of log.
     static let defaultCheckpointPages = 1000
