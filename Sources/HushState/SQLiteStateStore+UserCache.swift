@@ -140,7 +140,31 @@ struct UserCache {
     /// users, a bound for a long-running server with many users.
     static let rowLimit = 1_000_000
 
-    var users: [String: CachedUser] = [:]
+    /// Any change to it forgets the user last looked up (`user(_:)`).
+    var users: [String: CachedUser] {
+        get { storedUsers }
+        set {
+            lastUser = nil
+            storedUsers = newValue
+        }
+        _modify {
+            lastUser = nil
+            yield &storedUsers
+        }
+    }
+    private var storedUsers: [String: CachedUser] = [:]
+    /// The user last looked up: an evaluation reaches its user's state several times, and a
+    /// stream often has runs of one user; comparing a short name is far cheaper than hashing it.
+    private var lastUser: (name: String, cached: CachedUser)?
+
+    /// `users[name]`, remembered until `users` changes.
+    mutating func user(_ name: String) -> CachedUser? {
+        if let lastUser, lastUser.name == name { return lastUser.cached }
+        guard let found = storedUsers[name] else { return nil }
+        lastUser = (name, found)
+        return found
+    }
+
     /// The `data_version` the entries were checked at.
     var dataVersion: Int64?
     /// The `schema_version` the entries were read at.
@@ -149,7 +173,27 @@ struct UserCache {
     /// holds the write lock, so a batch checks once.
     var checkedWhileWriting = false
     /// Users whose rows the transaction in progress wrote: given a new version at its commit.
-    var written: Set<String> = []
+    var written: Set<String> {
+        get { storedWritten }
+        set {
+            lastWritten = nil
+            storedWritten = newValue
+        }
+        _modify {
+            lastWritten = nil
+            yield &storedWritten
+        }
+    }
+    private var storedWritten: Set<String> = []
+    /// The user last marked written (`markWritten`), until `written` changes.
+    private var lastWritten: String?
+
+    /// Adds `user` to `written` (a user's writes come in runs: most are in already).
+    mutating func markWritten(_ user: String) {
+        if lastWritten == user { return }
+        storedWritten.insert(user)
+        lastWritten = user
+    }
 
     mutating func clear() {
         users.removeAll()
@@ -174,7 +218,7 @@ extension SQLiteStateStore {
     /// writes, made to the file already).
     func withUser<T>(_ db: Database, _ user: String, _ body: (CachedUser) throws -> T) throws -> T {
         try dropUsersOthersChanged(db)
-        if let cached = userCache.users[user] { return try body(cached) }
+        if let cached = userCache.user(user) { return try body(cached) }
         // Not while writing behind: a user with a pending write must stay (`cacheIsFull`).
         if cachedRows > UserCache.rowLimit && !isRecording {
             // Bounded the simple way: start over when full.
@@ -189,11 +233,11 @@ extension SQLiteStateStore {
     /// Changes the user's cached state after a write of theirs, if it is loaded (else it is loaded
     /// from the file, written already, when next read). Marks the user as written.
     func noteWrite(_ user: String, _ change: (CachedUser) -> Void) {
-        userCache.written.insert(user)
-        if let db = recordingDatabase, userCache.users[user]?.loadedForWriting != true {
+        userCache.markWritten(user)
+        if let db = recordingDatabase, userCache.user(user)?.loadedForWriting != true {
             do { try loadEveryPart(db, user) } catch { recording!.failed = true }
         }
-        guard let cached = userCache.users[user] else { return }
+        guard let cached = userCache.user(user) else { return }
         change(cached)
         // Counted as a row more (most writes add one; what pruning removes is not counted back).
         cachedRows += 1

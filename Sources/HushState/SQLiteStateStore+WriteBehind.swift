@@ -124,7 +124,7 @@ extension SQLiteStateStore {
     /// A change recorded while recording to rows memory may not hold: `user`'s arrivals when not
     /// loaded, and their interactions.
     func notePending(_ user: String, _ change: PendingRowChange) {
-        if case .arrival = change, userCache.users[user]?.arrivals != nil { return }
+        if case .arrival = change, userCache.user(user)?.arrivals != nil { return }
         pendingRows[user, default: []].append(change)
     }
 
