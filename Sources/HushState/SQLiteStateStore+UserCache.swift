@@ -20,6 +20,10 @@ final class CachedUser {
     struct Key: Hashable {
         var app: String
         var id: String
+
+        // Ids rarely repeat across apps: hashing the id alone is enough, and half the work (as
+        // `InMemoryStateStore`'s key does).
+        func hash(into hasher: inout Hasher) { hasher.combine(id) }
     }
 
     /// A delivered notification, held once for its key and its group (a notification stored
@@ -47,8 +51,9 @@ final class CachedUser {
 
         /// Writes `n` as the upsert does.
         mutating func deliver(_ n: StoredNotification) {
-            let key = Key(app: n.app, id: n.id)
-            if let stored = byKey[key] {
+            // One lookup: the new entry is put in the slot found for the key, not looked up again.
+            let (stored, isNew) = Self.entry(for: n, in: &byKey[Key(app: n.app, id: n.id)])
+            if !isNew {
                 // Replaced in place: its place in its group is its entry's.
                 let previousGroup = stored.n.groupID
                 stored.n = n
@@ -58,12 +63,18 @@ final class CachedUser {
                 if let group = previousGroup { removeMember(stored, from: group) }
                 if let group = n.groupID { groups[group, default: []].append(stored) }
             } else {
-                let stored = Stored(n)
-                byKey[key] = stored
                 guard let group = n.groupID else { return }
                 groups[group, default: []].append(stored)
                 digests[group]?.add(n)
             }
+        }
+
+        /// The entry in `slot`, or a new one of `n` put there.
+        private static func entry(for n: StoredNotification, in slot: inout Stored?) -> (Stored, isNew: Bool) {
+            if let stored = slot { return (stored, false) }
+            let stored = Stored(n)
+            slot = stored
+            return (stored, true)
         }
 
         mutating func remove(_ key: Key) {
