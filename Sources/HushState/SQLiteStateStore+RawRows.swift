@@ -43,6 +43,11 @@ extension SQLiteStateStore {
 
     /// Runs the (cached) statement `sql`, which returns no rows (an insert, update or delete).
     func execute(_ db: Database, sql: String, _ arguments: [DatabaseValue]) throws {
+        try Self.execute(db, sql: sql, arguments)
+    }
+
+    /// As the method, for a write recorded to run on another connection (`run`): it needs no store.
+    static func execute(_ db: Database, sql: String, _ arguments: [DatabaseValue]) throws {
         try execute(db, try db.cachedStatement(sql: sql).sqliteStatement, sql: sql, arguments)
     }
 
@@ -104,7 +109,7 @@ extension SQLiteStateStore {
         guard code == SQLITE_DONE else { throw Self.rawError(db, code, hot.sql) }
     }
 
-    private func execute(_ db: Database, _ statement: SQLiteStatement, sql: String, _ arguments: [DatabaseValue])
+    private static func execute(_ db: Database, _ statement: SQLiteStatement, sql: String, _ arguments: [DatabaseValue])
         throws
     {
         sqlite3_reset(statement)
@@ -123,7 +128,7 @@ extension SQLiteStateStore {
         sqlite3_reset(statement)
         // Reset again whatever happens: a statement left on a row would hold its read open.
         defer { sqlite3_reset(statement) }
-        try bind(arguments, to: statement, db, sql)
+        try Self.bind(arguments, to: statement, db, sql)
         while true {
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { return }
@@ -132,7 +137,8 @@ extension SQLiteStateStore {
         }
     }
 
-    private func bind(_ arguments: [DatabaseValue], to statement: SQLiteStatement, _ db: Database, _ sql: String) throws
+    private static func bind(_ arguments: [DatabaseValue], to statement: SQLiteStatement, _ db: Database, _ sql: String)
+        throws
     {
         guard Int(sqlite3_bind_parameter_count(statement)) == arguments.count else {
             throw RawSQLiteError(
@@ -238,7 +244,11 @@ struct Parameters {
         index += 1
         guard let value else { return note(sqlite3_bind_null(statement, index)) }
         let start = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        // One copy of the contiguous bytes (a Swift string's always are); the sequence's generic
+        // append cost three times as much, on every text of every row written.
+        if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: value.utf8)
+        }
         texts.append((index, start, bytes.count - start))
     }
 

@@ -12,8 +12,8 @@ extension SQLiteStateStore {
             var entry = try retentionBook[user] ?? loadRetention(db, user: user)
             if let cutoffs = retention.noteApply(&entry, newest: newest) {
                 try pruneUser(db, user: user, before: cutoffs)
-                let row = RetentionRow(user: user, prunedThrough: entry.newest)
-                try run(db) { db in try row.upsert(db) }
+                let arguments = [user.databaseValue, entry.newest.databaseValue]
+                try run(db) { db in try Self.execute(db, sql: Self.upsertRetention, arguments) }
             }
             updated[user] = entry
         }
@@ -21,7 +21,10 @@ extension SQLiteStateStore {
     }
 
     func loadRetention(_ db: Database, user: String) throws -> RetentionBookEntry {
-        RetentionBookEntry(prunedThrough: try RetentionRow.fetchOne(db, key: user)?.prunedThrough)
+        // A cached statement: GRDB's query interface prepared one for each user's first write.
+        RetentionBookEntry(
+            prunedThrough: try fetchOne(RetentionRow.self, db, sql: Self.selectRetention, [user.databaseValue])?
+                .prunedThrough)
     }
 
     /// One user's old rows, through the (user, date) indexes. Cached statements: every user new to

@@ -15,27 +15,32 @@ extension SQLiteStateStore {
         if isRecording {
             // Writing behind (`hush eval`, which does not read them back): the seqs are the
             // table's, given when the writer commits; returned as 0.
-            let rows = events.map { event in
-                var row = EventRow(event)
-                row.event.seq = 0
-                return row
+            let recorded = events.map { event in
+                var event = event
+                event.seq = 0
+                return event
             }
             return try write("record events") { db in
                 try run(db) { db in
-                    for var row in rows { try row.insert(db) }
+                    for event in recorded { try Self.execute(db, sql: Self.insertEvent, Self.arguments(of: event)) }
                 }
-                return rows.map(\.event)
+                return recorded
             }
         }
         return try write("record events") { db in
             try events.map { event in
-                var row = EventRow(event)
                 // The table gives the seq: whatever the caller put there is not the outbox's.
-                row.event.seq = 0
-                try row.insert(db)
-                return row.event
+                try execute(db, sql: Self.insertEvent, Self.arguments(of: event))
+                var recorded = event
+                recorded.seq = db.lastInsertedRowID
+                return recorded
             }
         }
+    }
+
+    /// `insertEvent`'s arguments (the seq is the table's).
+    private static func arguments(of event: StoredEvent) -> [DatabaseValue] {
+        [event.user.databaseValue, event.at.databaseValue, event.kind.databaseValue, event.json.databaseValue]
     }
 
     package func events(after seq: Int64, user: String?, limit: Int) throws -> [StoredEvent] {

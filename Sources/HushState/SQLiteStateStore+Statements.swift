@@ -30,6 +30,15 @@ extension SQLiteStateStore {
     static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND app = ? AND id = ?"
     static let deleteQueued = "DELETE FROM queue WHERE user = ? AND app = ? AND id = ?"
     /// The seq a user's next arrival takes (the table's key is (user, seq): one step down it).
+    // The rarer writes, as GRDB's records write them (a NULL seq: the table gives one), on cached
+    // statements: a record's insert built its SQL and arguments each time, several times the cost.
+    static let insertEvent = "INSERT INTO events (seq, user, at, kind, json) VALUES (NULL, ?, ?, ?, ?)"
+    static let insertCall = "INSERT INTO calls (seq, user, date, app, caller) VALUES (NULL, ?, ?, ?, ?)"
+    static let upsertRetention = """
+        INSERT INTO retention (user, pruned_through) VALUES (?, ?)
+        ON CONFLICT (user) DO UPDATE SET pruned_through = excluded.pruned_through
+        """
+    static let selectRetention = "SELECT \(RetentionRow.selectList) FROM retention WHERE user = ?"
     static let selectEventsAfter = "SELECT \(EventRow.selectList) FROM events WHERE seq > ? ORDER BY seq LIMIT ?"
     static let selectUserEventsAfter =
         "SELECT \(EventRow.selectList) FROM events WHERE seq > ? AND user = ? ORDER BY seq LIMIT ?"

@@ -207,7 +207,11 @@ public final class SQLiteStateStore: StateStore {
                     cached.dequeue(app: app, id: id)
                 }
             case .recordCall(let call):
-                try run(db) { db in try CallRow(call).insert(db) }
+                let arguments = [
+                    call.user.databaseValue, call.date.databaseValue, call.app.databaseValue,
+                    PersonJSON.encode(call.caller).databaseValue,
+                ]
+                try run(db) { db in try Self.execute(db, sql: Self.insertCall, arguments) }
                 noteWrite(call.user) { $0.calls?.append(call) }
             }
         }
