@@ -37,9 +37,8 @@ extension SQLiteStateStore {
         try run(db) { db in
             let cutoffs = [("delivered", t), ("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]
             for (table, cutoff) in cutoffs {
-                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE user = ? AND date < ?").execute(arguments: [
-                    user, cutoff,
-                ])
+                try Self.execute(
+                    db, sql: "DELETE FROM \(table) WHERE user = ? AND date < ?", [user.databaseValue, cutoff.databaseValue])
             }
         }
     }
