@@ -29,8 +29,10 @@ struct WriteBehindOutput: ~Copyable {
 
     /// Lines in a batch at most. Larger than the ordinary way's 1,000: the writer, not the
     /// decisions, sets the pace, and a larger batch rewrites fewer pages per line (the 200,000-line
-    /// benchmark week: 6.8-7.5 s at 1,000, 5.2-5.6 s at 4,000, 5.2 s at 8,000; peak RSS 176 MB at
-    /// 1,000, 181 MB at 4,000).
+    /// benchmark week: 6.8-7.5 s at 1,000, 5.2-5.6 s at 4,000; peak RSS 176 MB at 1,000, 181 MB at
+    /// 4,000). A batch is also no more than one read of the input holds (1 MiB, about 2,000 lines
+    /// there): filled across reads to a true 4,000 it was slower (its changes overflow the writer's
+    /// page cache) and took 10 MB more.
     static let batchLines = 4_000
 
     init(store: SQLiteStateStore, limit: Int = batchLines) throws {
