@@ -38,7 +38,8 @@ extension SQLiteStateStore {
             let cutoffs = [("delivered", t), ("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]
             for (table, cutoff) in cutoffs {
                 try Self.execute(
-                    db, sql: "DELETE FROM \(table) WHERE user = ? AND date < ?", [user.databaseValue, cutoff.databaseValue])
+                    db, sql: "DELETE FROM \(table) WHERE user = ? AND date < ?",
+                    [user.databaseValue, cutoff.databaseValue])
             }
         }
     }
