@@ -163,9 +163,11 @@ struct Evaluate: ParsableCommand {
                 // What was decided before is committed and printed first, as the ordinary way
                 // printed it before reading.
                 invalid += try output.drain(decide)
+                output.close()
                 try stop(reading: error)
             }
         }
+        output.close()
         try finish(session, invalid: invalid)
     }
 }

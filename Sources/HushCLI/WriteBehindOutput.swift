@@ -120,6 +120,12 @@ struct WriteBehindOutput: ~Copyable {
         }
     }
 
+    /// Once everything is drained: the writer's connection is closed before the store's, so that
+    /// the store's checkpoints the log and deletes it (`BackgroundWriter.close`).
+    func close() {
+        writer.close()
+    }
+
     /// After the store's own connection committed (or at the start): the writer takes the file's
     /// state as it is now, then the store drops the users others changed before that.
     private func resync() throws {

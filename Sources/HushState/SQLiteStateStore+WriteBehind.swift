@@ -243,6 +243,18 @@ package final class BackgroundWriter: @unchecked Sendable {
         statements.removeAll()
     }
 
+    /// Closes the writer's connection, once it is idle: call with no log pending, before the
+    /// store's own connection closes. The last connection to close checkpoints the log into the
+    /// file and deletes it; left to be freed with the writer, this one could still be open when
+    /// the process exited, and the `-wal` file stayed behind.
+    package func close() {
+        precondition(!pending, "close with a log pending")
+        queue.sync {
+            statements.removeAll()
+            try? dbQueue.close()
+        }
+    }
+
     /// Takes the file's state as it is now as the one batches are decided on: call with no log
     /// pending, before the store's cache is checked against the file.
     package func rebaseline() throws {
