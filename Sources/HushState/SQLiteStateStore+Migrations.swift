@@ -5,7 +5,7 @@ import GRDB
 /// `sqlite3` can tell which Hush wrote a file. Never edit a registered migration: add "vN+1".
 extension SQLiteStateStore {
     /// The newest schema this code knows.
-    static let schemaVersion = 4
+    static let schemaVersion = 5
 
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
@@ -24,6 +24,10 @@ extension SQLiteStateStore {
         migrator.registerMigration("v4") { db in
             try createSchemaV4(db)
             try db.execute(sql: "PRAGMA user_version = 4")
+        }
+        migrator.registerMigration("v5") { db in
+            try createSchemaV5(db)
+            try db.execute(sql: "PRAGMA user_version = 5")
         }
         return migrator
     }()
@@ -187,26 +191,8 @@ extension SQLiteStateStore {
     /// read it went in v3). Every row, and its seq, is kept. `user_versions`, written for every
     /// user a batch touches, is keyed by user alone too.
     private static func createSchemaV4(_ db: Database) throws {
-        let details = """
-            date REAL NOT NULL,
-                title TEXT,
-                body TEXT,
-                category TEXT,
-                thread_id TEXT,
-                group_id TEXT,
-                summary_arg TEXT,
-                summary_arg_count INTEGER NOT NULL DEFAULT 1,
-                relevance REAL,
-                has_media INTEGER NOT NULL DEFAULT 0,
-                expiration REAL,
-                summary_at REAL,
-                sender TEXT
-            """
-        // Spelled out, like the tables: a registered migration never changes with the code.
-        let columns = """
-            user, app, id, date, title, body, category, thread_id, group_id, summary_arg, \
-            summary_arg_count, relevance, has_media, expiration, summary_at, sender
-            """
+        let details = notificationDetailsV4
+        let columns = notificationColumnsV4
         let arrivalColumns = "user, app, id, date, thread_id, sender"
         var sql = ""
         for table in ["delivered", "queue"] {
@@ -253,6 +239,55 @@ extension SQLiteStateStore {
             """
         try db.execute(sql: sql)
     }
+
+    /// The delivered list keyed by (user, seq) instead of (user, app, id): a user's new rows go
+    /// after their others, so a batch of writes changes about one page per user it touches, where
+    /// new ids (random) landed on a different page each, which every commit wrote again. Where a
+    /// notification's row is (its seq) is found in the user's list, which the store reads before
+    /// any write of it. Each user's rows are numbered again from 1 in their order: the order (a
+    /// group's members) is what seq means, and the new key needs it unique per user.
+    private static func createSchemaV5(_ db: Database) throws {
+        let details = notificationDetailsV4
+        let columns = notificationColumnsV4
+        try db.execute(
+            sql: """
+                CREATE TABLE delivered_v5 (
+                    seq INTEGER NOT NULL,
+                    user TEXT NOT NULL,
+                    app TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    \(details),
+                    PRIMARY KEY (user, seq)
+                ) WITHOUT ROWID;
+                INSERT INTO delivered_v5 (seq, \(columns))
+                SELECT row_number() OVER (PARTITION BY user ORDER BY seq, app, id), \(columns) FROM delivered;
+                DROP TABLE delivered;
+                ALTER TABLE delivered_v5 RENAME TO delivered;
+                \(stampEveryUser);
+                """)
+    }
+
+    // The notification tables' columns from v4 on, after their key. Spelled out, like the tables:
+    // a registered migration never changes with the code.
+    private static let notificationDetailsV4 = """
+        date REAL NOT NULL,
+            title TEXT,
+            body TEXT,
+            category TEXT,
+            thread_id TEXT,
+            group_id TEXT,
+            summary_arg TEXT,
+            summary_arg_count INTEGER NOT NULL DEFAULT 1,
+            relevance REAL,
+            has_media INTEGER NOT NULL DEFAULT 0,
+            expiration REAL,
+            summary_at REAL,
+            sender TEXT
+        """
+    private static let notificationColumnsV4 = """
+        user, app, id, date, title, body, category, thread_id, group_id, summary_arg, \
+        summary_arg_count, relevance, has_media, expiration, summary_at, sender
+        """
 
     /// A new version for every user with rows the cache holds (after a change to all of them).
     static let stampEveryUser = """

@@ -178,12 +178,14 @@ extension SQLiteStateStore {
 /// `cachedStatement(sql:)` hashes the whole SQL text at every call, hundreds of characters for an
 /// upsert.
 enum HotStatement: Int, CaseIterable {
-    case upsertDelivered, upsertQueued, insertArrival, deleteDelivered, deleteQueued, savepoint, release
+    case insertDelivered, replaceDelivered, deleteDelivered
+    case upsertQueued, insertArrival, deleteQueued, savepoint, release
     case upsertUserVersion
 
     var sql: String {
         switch self {
-        case .upsertDelivered: SQLiteStateStore.upsertDelivered
+        case .insertDelivered: SQLiteStateStore.insertDelivered
+        case .replaceDelivered: SQLiteStateStore.replaceDelivered
         case .upsertQueued: SQLiteStateStore.upsertQueued
         case .insertArrival: SQLiteStateStore.insertArrival
         case .deleteDelivered: SQLiteStateStore.deleteDelivered
@@ -202,6 +204,8 @@ enum HotValues: @unchecked Sendable {
     case notification(seq: Int64, StoredNotification, [NotificationColumn])
     case key(user: String, app: String, id: String)
     case userVersion(user: String, version: Int64)
+    /// A row of the delivered list (schema v5's key).
+    case userSeq(user: String, seq: Int64)
 
     func bind(_ p: inout Parameters) {
         switch self {
@@ -216,6 +220,9 @@ enum HotValues: @unchecked Sendable {
         case .userVersion(let user, let version):
             p.text(user)
             p.integer(version)
+        case .userSeq(let user, let seq):
+            p.text(user)
+            p.integer(seq)
         }
     }
 }

@@ -11,13 +11,15 @@ extension SQLiteStateStore {
     static let selectAnyDue = "SELECT EXISTS (SELECT 1 FROM queue WHERE user = ? AND summary_at <= ?)"
     static let selectQueue = "SELECT \(QueueRow.selectList) FROM queue WHERE user = ? ORDER BY seq"
 
-    /// Replaced in place: a notification keeps its place in its group unless it changes group,
-    /// and then joins the new one last (the seq given, the user's next: above every other).
-    static let upsertDelivered = """
+    // The delivered list is keyed by (user, seq) (schema v5): where a row goes is worked out from
+    // the user's list in memory (`CachedUser.Delivered.placement`). A notification keeps its
+    // place in its group unless it changes group, and then joins the new one last (its row moves
+    // to the user's next seq, above every other).
+    static let insertDelivered = "INSERT INTO delivered (seq, \(N.list)) VALUES (?, \(N.placeholders))"
+    /// Replaced in place: the row keeps its seq.
+    static let replaceDelivered = """
         INSERT INTO delivered (seq, \(N.list)) VALUES (?, \(N.placeholders))
-        ON CONFLICT (user, app, id) DO UPDATE SET
-            seq = CASE WHEN delivered.group_id IS excluded.group_id THEN delivered.seq ELSE excluded.seq END,
-            \(N.updateFromExcluded)
+        ON CONFLICT (user, seq) DO UPDATE SET \(N.updateFromExcluded)
         """
     /// Replaced in place: it keeps its place (seq) in the queue.
     static let upsertQueued = """
@@ -27,7 +29,7 @@ extension SQLiteStateStore {
     static let insertArrival = """
         INSERT INTO arrivals (seq, \(N.arrivalList)) VALUES (?, \(N.arrivalColumns.map { _ in "?" }.joined(separator: ", ")))
         """
-    static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND app = ? AND id = ?"
+    static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND seq = ?"
     static let deleteQueued = "DELETE FROM queue WHERE user = ? AND app = ? AND id = ?"
     /// The seq a user's next arrival takes (the table's key is (user, seq): one step down it).
     // The rarer writes, as GRDB's records write them (a NULL seq: the table gives one), on cached

@@ -30,7 +30,24 @@ final class CachedUser {
     /// inline in the dictionary made every bucket of it as large as a notification).
     final class Stored {
         @exclusivity(unchecked) var n: StoredNotification
-        init(_ n: StoredNotification) { self.n = n }
+        /// Its row's place in the file (schema v5: the delivered list is keyed by (user, seq)).
+        @exclusivity(unchecked) var seq: Int64
+        init(_ n: StoredNotification, seq: Int64) {
+            self.n = n
+            self.seq = seq
+        }
+    }
+
+    /// Where a delivered notification's row goes (schema v5: keyed by (user, seq), so that a new
+    /// row is appended to its user's rows instead of inserted among them).
+    enum Placement {
+        /// New to the list: a new row at `seq`.
+        case new(seq: Int64)
+        /// Replaced in place, in the same group: its row at `seq`, rewritten.
+        case inPlace(seq: Int64)
+        /// Replaced, moving to another group (or out of one): last in its new group, so its row
+        /// moves from `from` to `to`.
+        case moved(from: Int64, to: Int64)
     }
 
     /// The delivered list: by key, and each group's members in `seq` order (a notification joining
@@ -49,10 +66,18 @@ final class CachedUser {
 
         subscript(key: Key) -> StoredNotification? { byKey[key]?.n }
 
-        /// Writes `n` as the upsert does.
-        mutating func deliver(_ n: StoredNotification) {
+        /// Where `n`, about to be delivered, is written: `seq` (the user's next) is taken when it
+        /// is new or changes group, as `deliver` does.
+        func placement(of n: StoredNotification, seq: Int64) -> Placement {
+            guard let stored = byKey[Key(app: n.app, id: n.id)] else { return .new(seq: seq) }
+            return stored.n.groupID == n.groupID ? .inPlace(seq: stored.seq) : .moved(from: stored.seq, to: seq)
+        }
+
+        /// Delivers `n`: new, or replacing the notification of its key. `seq` (the user's next)
+        /// is its row's when it is new or changes group; replaced in place, it keeps its own.
+        mutating func deliver(_ n: StoredNotification, seq: Int64) {
             // One lookup: the new entry is put in the slot found for the key, not looked up again.
-            let (stored, isNew) = Self.entry(for: n, in: &byKey[Key(app: n.app, id: n.id)])
+            let (stored, isNew) = Self.entry(for: n, seq: seq, in: &byKey[Key(app: n.app, id: n.id)])
             if !isNew {
                 // Replaced in place: its place in its group is its entry's.
                 let previousGroup = stored.n.groupID
@@ -60,6 +85,7 @@ final class CachedUser {
                 if let group = previousGroup { digests[group] = nil }
                 if let group = n.groupID { digests[group] = nil }
                 guard previousGroup != n.groupID else { return }
+                stored.seq = seq
                 if let group = previousGroup { removeMember(stored, from: group) }
                 if let group = n.groupID { groups[group, default: []].append(stored) }
             } else {
@@ -70,9 +96,11 @@ final class CachedUser {
         }
 
         /// The entry in `slot`, or a new one of `n` put there.
-        private static func entry(for n: StoredNotification, in slot: inout Stored?) -> (Stored, isNew: Bool) {
+        private static func entry(for n: StoredNotification, seq: Int64, in slot: inout Stored?) -> (
+            Stored, isNew: Bool
+        ) {
             if let stored = slot { return (stored, false) }
-            let stored = Stored(n)
+            let stored = Stored(n, seq: seq)
             slot = stored
             return (stored, true)
         }
@@ -299,7 +327,7 @@ extension SQLiteStateStore {
                 var delivered = CachedUser.Delivered()
                 let rows = try fetchAll(DeliveredRow.self, db, sql: Self.selectUserDelivered, [user.databaseValue])
                 for row in rows {
-                    delivered.deliver(row.notification)
+                    delivered.deliver(row.notification, seq: row.seq)
                     delivered.nextSeq = max(delivered.nextSeq, row.seq + 1)
                 }
                 cachedRows += rows.count
@@ -321,14 +349,15 @@ extension SQLiteStateStore {
         }
     }
 
-    // The seqs of the user's next rows, given by this store (schema v4): only group, queue and
+    // The seqs of the user's next rows, given by this store (since schema v4): only group, queue and
     // arrival order within the user depend on them. Worked out from the file when the user is
     // loaded (again after another connection wrote them), then counted here.
 
-    func nextDeliveredSeq(_ db: Database, _ user: String) throws -> Int64 {
-        try cachedDelivered(db, user) { delivered in
+    /// Where `n` is written (`Delivered.placement`), the user's next seq taken for it.
+    func nextDeliveredPlacement(_ db: Database, _ n: StoredNotification) throws -> CachedUser.Placement {
+        try cachedDelivered(db, n.user) { delivered in
             defer { delivered.nextSeq += 1 }
-            return delivered.nextSeq
+            return delivered.placement(of: n, seq: delivered.nextSeq)
         }
     }
 

@@ -170,14 +170,14 @@ public final class SQLiteStateStore: StateStore {
         for change in changes {
             switch change {
             case .deliver(let n):
-                try upsertDelivered(n, in: db)
+                let seq = try upsertDelivered(n, in: db)
                 // A notification delivered by its summary was counted when it arrived.
                 if n.summaryAt == nil {
                     try insertArrival(n, in: db)
                     if isRecording { notePending(n.user, .arrival(n.arrival)) }
                 }
                 noteWrite(n.user) { cached in
-                    cached.delivered?.deliver(n)
+                    cached.delivered?.deliver(n, seq: seq)
                     if n.summaryAt == nil { cached.arrivals?.append(n.arrival) }
                 }
             case .enqueue(let n):
@@ -193,14 +193,16 @@ public final class SQLiteStateStore: StateStore {
                     try upsertQueued(n, in: db)
                     noteWrite(n.user) { $0.enqueue(n) }
                 } else {
-                    try upsertDelivered(n, in: db)
-                    noteWrite(n.user) { $0.delivered?.deliver(n) }
+                    let seq = try upsertDelivered(n, in: db)
+                    noteWrite(n.user) { $0.delivered?.deliver(n, seq: seq) }
                 }
             case .dequeue(let user, let app, let id):
                 try deleteKey(.deleteQueued, user, app, id, in: db)
                 noteWrite(user) { $0.dequeue(app: app, id: id) }
             case .withdraw(let user, let app, let id):
-                try deleteKey(.deleteDelivered, user, app, id, in: db)
+                if let seq = try cachedDelivered(db, user, { $0.byKey[CachedUser.Key(app: app, id: id)]?.seq }) {
+                    try execute(db, .deleteDelivered, .userSeq(user: user, seq: seq))
+                }
                 try deleteKey(.deleteQueued, user, app, id, in: db)
                 noteWrite(user) { cached in
                     cached.delivered?.remove(CachedUser.Key(app: app, id: id))
@@ -218,11 +220,22 @@ public final class SQLiteStateStore: StateStore {
         return try pruneAutomatically(db, after: changes)
     }
 
-    /// The seq given is the user's next: it is taken only when the notification is new to the
-    /// list or changes group (the upsert decides).
-    private func upsertDelivered(_ n: StoredNotification, in db: Database) throws {
-        let seq = try nextDeliveredSeq(db, n.user)
-        try execute(db, .upsertDelivered, .notification(seq: seq, n, N.every))
+    /// Writes `n`'s row where the user's cached list places it (the list is always read first).
+    /// Returns the seq taken, the user's next: the row's when `n` is new to the list or changes
+    /// group; replaced in place, it keeps its own.
+    private func upsertDelivered(_ n: StoredNotification, in db: Database) throws -> Int64 {
+        switch try nextDeliveredPlacement(db, n) {
+        case .new(let seq):
+            try execute(db, .insertDelivered, .notification(seq: seq, n, N.every))
+            return seq
+        case .inPlace(let seq):
+            try execute(db, .replaceDelivered, .notification(seq: seq, n, N.every))
+            return seq
+        case .moved(let from, let to):
+            try execute(db, .deleteDelivered, .userSeq(user: n.user, seq: from))
+            try execute(db, .insertDelivered, .notification(seq: to, n, N.every))
+            return to
+        }
     }
 
     /// The seq given is the user's next: a notification replaced in the queue keeps its own.

@@ -204,4 +204,82 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         XCTAssertEqual(try other.groupMembers(user: "u", groupID: "h").map(\.id), ["a", "d"])
         XCTAssertEqual(try other.recent(user: "u", since: 0).map(\.id), ["b", "a", "c", "z", "a", "b", "d"])
     }
+
+    /// A v4 file (the delivered list keyed by (user, app, id), seqs with gaps) opens as v5, keyed
+    /// by (user, seq): each user's rows are numbered again in their order, and every write after
+    /// it (new, replaced in place, moved to another group, withdrawn) leaves one row per
+    /// notification, in the order both this connection and another read.
+    func testAV4FileIsKeyedByUserAndSeqAndKeepsItsOrder() throws {
+        let path = directory.path("v4.sqlite")
+        do {
+            let v4 = try DatabaseQueue(path: path)
+            try SQLiteStateStore.migrator.migrate(v4, upTo: "v4")
+            try v4.write { db in
+                // In group g, b joined before a; v's one row has u's seq.
+                try db.execute(
+                    sql: """
+                        INSERT INTO delivered (seq, user, app, id, date, title, group_id) VALUES
+                            (9, 'u', 'com.example.chat', 'a', ?, 'A', 'g'),
+                            (4, 'u', 'com.example.chat', 'b', ?, 'B', 'g'),
+                            (12, 'u', 'com.example.mail', 'm', ?, 'M', NULL),
+                            (9, 'v', 'com.example.chat', 'a', ?, 'V', 'g');
+                        """,
+                    arguments: [t0 + 1, t0, t0 + 2, t0])
+            }
+            try v4.close()
+        }
+        func rows(_ db: Database) throws -> [String] {
+            try Row.fetchAll(db, sql: "SELECT user, seq, id, group_id FROM delivered ORDER BY user, seq").map {
+                "\($0[0] as String) \($0[1] as Int64) \($0[2] as String) \(($0[3] as String?) ?? "-")"
+            }
+        }
+        let store = try SQLiteStateStore(path: path)
+        try store.dbQueue.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 5)
+            XCTAssertEqual(try rows(db), ["u 1 b g", "u 2 a g", "u 3 m -", "v 1 a g"])
+            XCTAssertEqual(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT name FROM pragma_index_info(
+                            (SELECT name FROM pragma_index_list('delivered') WHERE origin = 'pk'))
+                        """),
+                ["user", "seq"])
+        }
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.title), ["B", "A"])
+
+        try store.apply([
+            .deliver(note("c", date: t0 + 3, group: "g")),
+            // Replaced in place: b keeps its place in g.
+            .deliver(note("b", date: t0 + 4, title: "B2", group: "g")),
+            // Moved: a leaves g for h.
+            .deliver(note("a", date: t0 + 5, group: "h")),
+            .withdraw(user: "u", app: "com.example.mail", id: "m"),
+        ])
+        let other = try SQLiteStateStore(path: path)
+        for reader in [store, other] {
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["b", "c"])
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").first?.title, "B2")
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "h").map(\.id), ["a"])
+            XCTAssertNil(try reader.delivered(user: "u", app: "com.example.mail", id: "m"))
+            XCTAssertEqual(try reader.groupMembers(user: "v", groupID: "g").map(\.title), ["V"])
+        }
+        try store.dbQueue.read { db in
+            XCTAssertEqual(try rows(db), ["u 1 b g", "u 4 c g", "u 6 a h", "v 1 a g"])
+        }
+
+        // A connection that has not read u's list yet withdraws from it, and moves one back.
+        let third = try SQLiteStateStore(path: path)
+        try third.apply([
+            .withdraw(user: "u", app: "com.example.chat", id: "c"),
+            .deliver(note("a", date: t0 + 6, group: "g")),
+        ])
+        for reader in [store, other, third] {
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["b", "a"])
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "h").map(\.id), [])
+        }
+        try store.dbQueue.read { db in
+            XCTAssertEqual(try rows(db), ["u 1 b g", "u 7 a g", "v 1 a g"])
+        }
+    }
 }
