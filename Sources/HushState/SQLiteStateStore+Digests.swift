@@ -13,9 +13,11 @@ extension SQLiteStateStore {
     package func groupDigest(user: String, groupID: String) throws -> GroupDigest? {
         try read("read a group") { db in
             try cachedDelivered(db, user) { delivered in
-                if let digest = delivered.digests[groupID] { return digest }
-                let digest = GroupDigest(members: delivered.members(of: groupID))
-                delivered.digests[groupID] = digest
+                // A group with no members has nothing to keep.
+                guard let group = delivered.groups[groupID] else { return GroupDigest(members: []) }
+                if let digest = group.digest { return digest }
+                let digest = GroupDigest(members: group.members.map(\.n))
+                group.digest = digest
                 return digest
             }
         }

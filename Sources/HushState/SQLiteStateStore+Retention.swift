@@ -6,8 +6,8 @@ import HushCore
 extension SQLiteStateStore {
     /// After the changes of one apply, in its transaction: prunes the users it touched when due.
     /// Returns the updated bookkeeping, to keep once the transaction commits.
-    func pruneAutomatically(_ db: Database, after changes: [StateChange]) throws -> [String: RetentionBookEntry] {
-        var updated: [String: RetentionBookEntry] = [:]
+    func pruneAutomatically(_ db: Database, after changes: [StateChange]) throws -> RetentionUpdates {
+        var updated = RetentionUpdates()
         try RetentionPolicy.forEachUser(in: changes) { user, newest in
             var entry = try retentionBook[user] ?? loadRetention(db, user: user)
             if let cutoffs = retention.noteApply(&entry, newest: newest) {
@@ -15,7 +15,7 @@ extension SQLiteStateStore {
                 let arguments = [user.databaseValue, entry.newest.databaseValue]
                 try run(db) { db in try Self.execute(db, sql: Self.upsertRetention, arguments) }
             }
-            updated[user] = entry
+            updated.set(user, entry)
         }
         return updated
     }
@@ -42,5 +42,32 @@ extension SQLiteStateStore {
                     [user.databaseValue, cutoff.databaseValue])
             }
         }
+    }
+}
+
+/// The retention bookkeeping an apply updated, to keep once its transaction commits. Most applies
+/// touch one user: no dictionary is made for them (one was, for every evaluation).
+struct RetentionUpdates {
+    private var first: (user: String, entry: RetentionBookEntry)?
+    /// Only for an apply that touches several users.
+    private var others: [String: RetentionBookEntry] = [:]
+
+    mutating func set(_ user: String, _ entry: RetentionBookEntry) {
+        if first == nil || first!.user == user {
+            first = (user, entry)
+        } else {
+            others[user] = entry
+        }
+    }
+
+    /// `later`'s entries over these.
+    mutating func merge(_ later: RetentionUpdates) {
+        if let first = later.first { set(first.user, first.entry) }
+        for (user, entry) in later.others { set(user, entry) }
+    }
+
+    func keep(in book: inout [String: RetentionBookEntry]) {
+        if let first { book[first.user] = first.entry }
+        for (user, entry) in others { book[user] = entry }
     }
 }

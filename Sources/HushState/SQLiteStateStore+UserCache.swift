@@ -50,18 +50,26 @@ final class CachedUser {
         case moved(from: Int64, to: Int64)
     }
 
+    /// A group's members in `seq` order, and its digest. A class, as a notification's `Stored`
+    /// is: a delivery reaches it with one lookup of the group id, and changes it in place.
+    final class Group {
+        @exclusivity(unchecked) var members: [Stored] = []
+        /// Made from the members when first asked for, then kept up to date by deliveries to the
+        /// group; nil: not made yet, or dropped by a change it cannot follow.
+        @exclusivity(unchecked) var digest: GroupDigest?
+    }
+
     /// The delivered list: by key, and each group's members in `seq` order (a notification joining
     /// a group, new or moved from another, is given a seq above every other; replaced in place, it
     /// keeps its own), with the group digests made from them when first asked for.
     struct Delivered {
         var byKey: [Key: Stored] = [:]
-        var groups: [String: [Stored]] = [:]
-        var digests: [String: GroupDigest] = [:]
+        var groups: [String: Group] = [:]
         /// The seq the next notification joining a group takes: above every other of the user's.
         var nextSeq: Int64 = 1
 
         func members(of group: String) -> [StoredNotification] {
-            groups[group]?.map(\.n) ?? []
+            groups[group]?.members.map(\.n) ?? []
         }
 
         subscript(key: Key) -> StoredNotification? { byKey[key]?.n }
@@ -82,16 +90,20 @@ final class CachedUser {
                 // Replaced in place: its place in its group is its entry's.
                 let previousGroup = stored.n.groupID
                 stored.n = n
-                if let group = previousGroup { digests[group] = nil }
-                if let group = n.groupID { digests[group] = nil }
+                if let group = previousGroup { groups[group]?.digest = nil }
                 guard previousGroup != n.groupID else { return }
                 stored.seq = seq
                 if let group = previousGroup { removeMember(stored, from: group) }
-                if let group = n.groupID { groups[group, default: []].append(stored) }
+                if let group = n.groupID {
+                    let joined = Self.group(in: &groups[group])
+                    joined.members.append(stored)
+                    joined.digest = nil
+                }
             } else {
                 guard let group = n.groupID else { return }
-                groups[group, default: []].append(stored)
-                digests[group]?.add(n)
+                let joined = Self.group(in: &groups[group])
+                joined.members.append(stored)
+                joined.digest?.add(n)
             }
         }
 
@@ -105,16 +117,24 @@ final class CachedUser {
             return (stored, true)
         }
 
+        /// The group in `slot`, or a new empty one put there.
+        private static func group(in slot: inout Group?) -> Group {
+            if let group = slot { return group }
+            let group = Group()
+            slot = group
+            return group
+        }
+
         mutating func remove(_ key: Key) {
             guard let stored = byKey.removeValue(forKey: key), let group = stored.n.groupID else { return }
             removeMember(stored, from: group)
-            digests[group] = nil
         }
 
         private mutating func removeMember(_ stored: Stored, from group: String) {
-            guard var members = groups.removeValue(forKey: group) else { return }
-            members.removeAll { $0 === stored }
-            if !members.isEmpty { groups[group] = members }
+            guard let found = groups[group] else { return }
+            found.members.removeAll { $0 === stored }
+            found.digest = nil
+            if found.members.isEmpty { groups[group] = nil }
         }
     }
 
@@ -124,7 +144,14 @@ final class CachedUser {
     // needs it, so a failed read names what it read.
     @exclusivity(unchecked) var delivered: Delivered?
     /// In queue order (`seq`): a replaced notification keeps its place.
-    @exclusivity(unchecked) var queue: [StoredNotification]?
+    @exclusivity(unchecked) var queue: [StoredNotification]? {
+        // No `oldValue`: changed in place, as before, not copied.
+        didSet { earliestSummary = nil }
+    }
+    /// The earliest summary time in `queue` (`.some(nil)`: none); nil: not worked out since the
+    /// queue last changed. Whether a summary is due is asked twice an evaluation, and the queue
+    /// changes far less often.
+    @exclusivity(unchecked) private var earliestSummary: Double??
     /// The seq the next notification new to the queue takes (known once `queue` is read).
     @exclusivity(unchecked) var nextQueueSeq: Int64 = 1
     /// In `seq` order, as the file keeps them (`StoredNotification.arrival`).
@@ -136,6 +163,22 @@ final class CachedUser {
     @exclusivity(unchecked) var manualFocus: ManualFocus??
     /// Every part a write may change is loaded (`SQLiteStateStore.loadEveryPart`).
     @exclusivity(unchecked) var loadedForWriting = false
+
+    /// Whether anything in the queue is due at `t` (`SummaryQueue.isDue`); nil: the queue is not
+    /// read yet.
+    func anyDue(upTo t: Double) -> Bool? {
+        guard let queue else { return nil }
+        if earliestSummary == nil {
+            // As `SummaryQueue.isDue` compares (a NaN is never due, nor the earliest).
+            earliestSummary = .some(
+                queue.reduce(nil) { (earliest: Double?, n) in
+                    guard let at = n.summaryAt, !at.isNaN else { return earliest }
+                    return min(earliest ?? at, at)
+                })
+        }
+        guard let earliest = earliestSummary!, earliest <= t else { return false }
+        return true
+    }
 
     static func index(in queue: [StoredNotification], app: String, id: String) -> Int? {
         queue.firstIndex { $0.id == id && $0.app == app }

@@ -159,12 +159,12 @@ public final class SQLiteStateStore: StateStore {
     package func apply(_ changes: [StateChange]) throws {
         guard !changes.isEmpty else { return }
         let book = try write("record an evaluation") { db in try record(changes, in: db) }
-        retentionBook.merge(book) { $1 }
+        book.keep(in: &retentionBook)
     }
 
     /// Writes `changes` inside the caller's transaction; returns the retention book entries to merge
     /// once it has committed.
-    func record(_ changes: [StateChange], in db: Database) throws -> [String: RetentionBookEntry] {
+    func record(_ changes: [StateChange], in db: Database) throws -> RetentionUpdates {
         // What is cached must be the file's before this transaction changes it.
         try dropUsersOthersChanged(db)
         for change in changes {
@@ -278,11 +278,11 @@ public final class SQLiteStateStore: StateStore {
         guard anyDue else { return [] }
         let (batches, book) = try write("deliver the due summaries") { db in
             let batches = try takeDue(user: user, upTo: t, in: db)
-            var book: [String: RetentionBookEntry] = [:]
-            for batch in batches { book.merge(try record(changes(batch), in: db)) { $1 } }
+            var book = RetentionUpdates()
+            for batch in batches { book.merge(try record(changes(batch), in: db)) }
             return (batches, book)
         }
-        retentionBook.merge(book) { $1 }
+        book.keep(in: &retentionBook)
         return batches
     }
 
@@ -293,9 +293,7 @@ public final class SQLiteStateStore: StateStore {
     /// From the cached queue, else from the index alone (the queue's rows are not read: a
     /// command that only asks, such as `hush status`, reads them itself).
     private func anyDue(_ db: Database, user: String, upTo t: Double) throws -> Bool {
-        if let queue = try withUser(db, user, { $0.queue }) {
-            return queue.contains { SummaryQueue.isDue($0, upTo: t) }
-        }
+        if let due = try withUser(db, user, { $0.anyDue(upTo: t) }) { return due }
         return try fetchInteger(db, sql: Self.selectAnyDue, [user.databaseValue, t.databaseValue]) != 0
     }
 

@@ -48,6 +48,7 @@ final class ServiceStateTests: XCTestCase {
     func testScheduleMarksRoundTrip() throws { try forEachStore(checkScheduleMarks) }
     func testUserPoliciesSetReplaceAndRemove() throws { try forEachStore(checkUserPolicies) }
     func testCursorsStartAtZeroAndRoundTrip() throws { try forEachStore(checkCursors) }
+    func testWhetherASummaryIsDueFollowsEveryChangeToTheQueue() throws { try forEachStore(checkDueFollowsTheQueue) }
     func testKnownUsersAreEveryUserWithAnyStateSorted() throws { try forEachStore(checkKnownUsers) }
     func testAtomicallyReturnsItsResultAndItsReadsSeeItsWrites() throws {
         try forEachStore(checkAtomicallyReturnsAndReadsItsWrites)
@@ -143,6 +144,27 @@ final class ServiceStateTests: XCTestCase {
         XCTAssertEqual(try store.userPolicy(user: "bo"), "")
         try store.setUserPolicy(user: "nobody", nil)  // removing none is fine
         XCTAssertNil(try store.userPolicy(user: "nobody"))
+    }
+
+    /// Asked before every evaluation, and answered from memory where a store keeps the queue. A
+    /// "yes" with nothing due only costs a look at the queue; a "no" with a summary due would hold
+    /// it back, so every change to the queue, earlier or later, must be followed.
+    private func checkDueFollowsTheQueue(_ state: any StateStore) throws {
+        let store = try XCTUnwrap(state as? any ServiceState)
+        func due(_ t: Double) throws -> Bool { try store.hasDueSummaries(user: "u", upTo: t) }
+        XCTAssertFalse(try due(t0 + 10_000))
+        try state.apply([.enqueue(note("late", date: t0, summaryAt: t0 + 3600))])
+        XCTAssertFalse(try due(t0 + 1800))
+        XCTAssertTrue(try due(t0 + 3600))
+        try state.apply([.enqueue(note("early", date: t0, summaryAt: t0 + 600))])
+        XCTAssertTrue(try due(t0 + 1800))
+        try state.apply([.replace(note("early", date: t0, summaryAt: t0 + 7200), queued: true)])
+        try state.apply([.dequeue(user: "u", app: "com.example.chat", id: "late")])
+        XCTAssertTrue(try due(t0 + 7200))
+        try state.apply([.replace(note("early", date: t0, summaryAt: t0 + 300), queued: true)])
+        XCTAssertTrue(try due(t0 + 300))
+        XCTAssertEqual(try state.takeDueSummaries(user: "u", upTo: t0 + 300).map(\.at), [t0 + 300])
+        XCTAssertFalse(try due(t0 + 100_000))
     }
 
     private func checkCursors(_ store: any StateStore) throws {
