@@ -65,7 +65,7 @@ struct Evaluate: ParsableCommand {
         }
         var invalid = 0
         var output = AcknowledgedOutput(store: store)
-        try InputFile.withLines(input) { lines in
+        try InputFile.withLines(input, chunkSize: WriteBehindOutput.readSize) { lines in
             do {
                 let notifications = try DocumentStream(lines: lines)
                 while !notifications.isFinished {
@@ -136,7 +136,7 @@ struct Evaluate: ParsableCommand {
         let decide: WriteBehindOutput.Decide = { item, batch in
             Self.decide(item.number, item.envelope, session, context, explain, into: &batch)
         }
-        try InputFile.withLines(input) { lines in
+        try InputFile.withLines(input, chunkSize: WriteBehindOutput.readSize) { lines in
             do {
                 let notifications = try DocumentStream(lines: lines)
                 while !notifications.isFinished {

@@ -27,13 +27,16 @@ struct WriteBehindOutput: ~Copyable {
     }
     let limit: Int
 
-    /// Lines in a batch at most. Larger than the ordinary way's 1,000: the writer, not the
-    /// decisions, sets the pace, and a larger batch rewrites fewer pages per line (the 200,000-line
-    /// benchmark week: 6.8-7.5 s at 1,000, 5.2-5.6 s at 4,000; peak RSS 176 MB at 1,000, 181 MB at
-    /// 4,000). A batch is also no more than one read of the input holds (1 MiB, about 2,000 lines
-    /// there): filled across reads to a true 4,000 it was slower (its changes overflow the writer's
-    /// page cache) and took 10 MB more.
+    /// Lines in a batch at most. Larger than the ordinary way's 1,000: a larger batch rewrites
+    /// fewer pages per line (each commit writes again the last page of each user's rows). A batch
+    /// is also no more than one read of the input holds (`readSize`).
     static let batchLines = 4_000
+    /// What `hush eval` reads of its input at a time when it writes behind: 2 MiB, about 3,600
+    /// lines of the 200,000-line benchmark week. At 1 MiB (about 2,000 lines) the same week wrote
+    /// 148,135 pages of log, at 2 MiB 94,831 (schema v5), and ran about 5% faster, for 2 MB more
+    /// peak RSS (187 MB). (Under schema v4, whose batches changed a page per delivery, larger
+    /// batches overflowed the writer's page cache and were slower.)
+    static let readSize = 2 << 20
 
     init(store: SQLiteStateStore, limit: Int = batchLines) throws {
         let writer: BackgroundWriter
