@@ -330,12 +330,14 @@ public final class SQLiteStateStore: StateStore {
     package func prune(before t: Double) throws {
         userCache.clear()
         try write("prune") { db in
+            // Every user's rows may change: other connections drop them all. Stamped first, while
+            // every user with rows still has them: a user whose rows are all pruned was missed
+            // when it came after, and other connections went on reading the deleted rows.
+            try db.execute(sql: Self.stampEveryUser)
             try DeliveredRow.filter(N.date < t).deleteAll(db)
             try ArrivalRow.filter(N.date < t).deleteAll(db)
             try CallRow.filter(CallRow.Columns.date < t).deleteAll(db)
             try pruneEvents(db, before: t)
-            // Every user's rows may have changed: other connections drop them all.
-            try db.execute(sql: Self.stampEveryUser)
         }
     }
 

@@ -282,4 +282,23 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
             XCTAssertEqual(try rows(db), ["u 1 b g", "u 7 a g", "v 1 a g"])
         }
     }
+
+    /// A prune by another connection (the service's hourly one) that deletes every row of a user
+    /// is seen by a connection holding that user: it reads nothing, and what it delivers next is
+    /// all the file holds.
+    func testAUserPrunedWhollyByAnotherConnectionIsReadAgain() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        try store.apply([.deliver(note("x", date: t0, group: "g")), .deliver(note("y", date: t0 + 1, group: "g"))])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["x", "y"])
+
+        try SQLiteStateStore(path: path).prune(before: t0 + 100)
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), [])
+        XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "x"))
+
+        try store.apply([.deliver(note("y", date: t0 + 200, group: "g")), .deliver(note("x", date: t0 + 201, group: "g"))])
+        for reader in [store, try SQLiteStateStore(path: path)] {
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["y", "x"])
+        }
+    }
 }
