@@ -296,7 +296,9 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), [])
         XCTAssertNil(try store.delivered(user: "u", app: "com.example.chat", id: "x"))
 
-        try store.apply([.deliver(note("y", date: t0 + 200, group: "g")), .deliver(note("x", date: t0 + 201, group: "g"))])
+        try store.apply([
+            .deliver(note("y", date: t0 + 200, group: "g")), .deliver(note("x", date: t0 + 201, group: "g")),
+        ])
         for reader in [store, try SQLiteStateStore(path: path)] {
             XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["y", "x"])
         }
