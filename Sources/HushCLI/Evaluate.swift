@@ -65,7 +65,7 @@ struct Evaluate: ParsableCommand {
         }
         var invalid = 0
         var output = AcknowledgedOutput(store: store)
-        try InputFile.withLines(input, chunkSize: WriteBehindOutput.readSize) { lines in
+        try InputFile.withLines(input) { lines in
             do {
                 let notifications = try DocumentStream(lines: lines)
                 while !notifications.isFinished {
