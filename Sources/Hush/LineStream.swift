@@ -27,6 +27,8 @@ package final class LineStream {
     private var scanned = 0
     private var atEnd = false
     private var lineNumber = 0
+    /// Bytes of input handed out so far: lines, their endings and blank lines.
+    package private(set) var bytesHandedOut = 0
 
     /// `descriptor` stays owned by the caller (it is not closed).
     package init(descriptor: Int32, chunkSize: Int = 1 << 20) {
@@ -95,22 +97,26 @@ package final class LineStream {
     }
 
     /// As `forEachLine`, but only the lines in memory already, and at most `limit` non-blank ones:
-    /// nothing is read. Returns how many it handed out. Once no line is left in memory, `readMore()`
-    /// reads more (`needsRead`).
+    /// nothing is read. It stops too once the lines handed out reach `byteLimit` bytes of input
+    /// (`bytesHandedOut`); a line is never cut. Returns how many it handed out. Once no line is left
+    /// in memory, `readMore()` reads more (`needsRead`).
     @discardableResult
     package func forEachLineInMemory(
-        limit: Int, _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void
+        limit: Int, byteLimit: Int = .max, _ body: (_ line: UnsafeRawBufferPointer, _ number: Int) throws -> Void
     ) rethrows -> Int {
         var handedOut = 0
-        while handedOut < limit {
+        let stopAt = byteLimit > Int.max - bytesHandedOut ? Int.max : bytesHandedOut + byteLimit
+        while handedOut < limit && bytesHandedOut < stopAt {
             if let newline = findNewline(from: scanned) {
                 if try deliver(upTo: newline, body) { handedOut += 1 }
+                bytesHandedOut += newline + 1 - start
                 start = newline + 1
                 scanned = start
             } else {
                 scanned = end
                 if atEnd && start < end {
                     if try deliver(upTo: end, body) { handedOut += 1 }
+                    bytesHandedOut += end - start
                     start = end
                 }
                 break

@@ -143,10 +143,11 @@ package final class DocumentStream {
         }
     }
 
-    /// As `forEachInMemory(limit:_:)`, leaving each line but the first unparsed (`StreamInput.Item`).
+    /// As `forEachInMemory(limit:_:)`, leaving each line but the first unparsed (`StreamInput.Item`),
+    /// and stopping too at `byteLimit` bytes of input (`LineStream.forEachLineInMemory`).
     @discardableResult
     package func forEachItemInMemory(
-        limit: Int, _ body: (_ number: Int, _ item: StreamInput.Item) throws -> Void
+        limit: Int, byteLimit: Int = .max, _ body: (_ number: Int, _ item: StreamInput.Item) throws -> Void
     ) rethrows -> Int {
         if isOneDocument {
             guard let whole = wholeDocument, limit > 0 else { return 0 }
@@ -158,7 +159,7 @@ package final class DocumentStream {
         // binds a captured optional (`if number == 1, let firstLine`) and then throws — the throw
         // crashes (ThrowThroughStreamTests).
         let firstLine = self.firstLine
-        return try lines.forEachLineInMemory(limit: limit) { line, number in
+        return try lines.forEachLineInMemory(limit: limit, byteLimit: byteLimit) { line, number in
             try body(number, Self.item(line, number: number, firstLine: firstLine))
         }
     }
@@ -187,14 +188,14 @@ extension Session {
     }
 
     /// As `forEachEnvelope(in:_:beforeReading:)`, a batch at a time: calls `body` with each
-    /// notification of `input` in memory already (at most `limit`), and returns how many it handed
-    /// out. The envelope is `body`'s to consume (`evaluate` takes it without a copy).
+    /// notification of `input` in memory already (at most `limit`, and `byteLimit` bytes of input),
+    /// and returns how many it handed out. The envelope is `body`'s to consume (`evaluate` takes it without a copy).
     @discardableResult
     package func forEachEnvelopeInMemory(
-        of input: DocumentStream, limit: Int,
+        of input: DocumentStream, limit: Int, byteLimit: Int = .max,
         _ body: (_ number: Int, _ envelope: consuming Result<Envelope, LineError>) throws -> Void
     ) rethrows -> Int {
-        try input.forEachItemInMemory(limit: limit) { number, item in
+        try input.forEachItemInMemory(limit: limit, byteLimit: byteLimit) { number, item in
             try body(number, envelope(of: item, number: number))
         }
     }

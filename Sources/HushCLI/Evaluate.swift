@@ -136,7 +136,20 @@ struct Evaluate: ParsableCommand {
         let decide: WriteBehindOutput.Decide = { item, batch in
             Self.decide(item.number, item.envelope, session, context, explain, into: &batch)
         }
-        try InputFile.withLines(input, chunkSize: WriteBehindOutput.readSize) { lines in
+        try InputFile.withLines(input) { lines in
+            // A batch is filled across reads, up to `batchLines` lines or `batchBytes` bytes of
+            // input, whatever the length of the lines: a batch cut at the end of a read could be a
+            // few lines, and deciding it leaves nothing to do while the one before is committed.
+            var items: [WriteBehindOutput.Item] = []
+            items.reserveCapacity(output.limit)
+            var itemsStart = 0
+            func submitItems() throws {
+                itemsStart = lines.bytesHandedOut
+                guard !items.isEmpty else { return }
+                invalid += try output.submit(items, decide)
+                items = []
+                items.reserveCapacity(output.limit)
+            }
             do {
                 let notifications = try DocumentStream(lines: lines)
                 while !notifications.isFinished {
@@ -144,6 +157,7 @@ struct Evaluate: ParsableCommand {
                         // Before the input may make us wait, what was decided is committed and
                         // printed (a file, or a pipe with input ready, does not wait).
                         if notifications.readMayWait {
+                            try submitItems()
                             invalid += try output.drain(decide)
                             Output.flush()
                         }
@@ -151,17 +165,21 @@ struct Evaluate: ParsableCommand {
                         try notifications.readMore()
                         continue
                     }
-                    var items: [WriteBehindOutput.Item] = []
-                    items.reserveCapacity(output.limit)
-                    session.forEachEnvelopeInMemory(of: notifications, limit: output.limit) { number, decoded in
-                        items.append((number, decoded))
+                    session.forEachEnvelopeInMemory(
+                        of: notifications, limit: output.limit - items.count,
+                        byteLimit: WriteBehindOutput.batchBytes - (lines.bytesHandedOut - itemsStart)
+                    ) { number, decoded in items.append((number, decoded)) }
+                    if items.count == output.limit || lines.bytesHandedOut - itemsStart >= WriteBehindOutput.batchBytes
+                    {
+                        try submitItems()
                     }
-                    invalid += try output.submit(items, decide)
                 }
+                try submitItems()
                 invalid += try output.drain(decide)
             } catch let error as LineStream.ReadError {
                 // What was decided before is committed and printed first, as the ordinary way
                 // printed it before reading.
+                try submitItems()
                 invalid += try output.drain(decide)
                 output.close()
                 try stop(reading: error)

@@ -16,13 +16,10 @@ enum InputFile {
         return Array(data)
     }
 
-    /// Calls `body` with INPUT as a stream of lines read a chunk (`chunkSize` bytes) at a time,
-    /// then closes it.
-    static func withLines<T>(_ path: String?, chunkSize: Int = 1 << 20, _ body: (LineStream) throws -> T) throws
-        -> T
-    {
+    /// Calls `body` with INPUT as a stream of lines read a chunk at a time, then closes it.
+    static func withLines<T>(_ path: String?, _ body: (LineStream) throws -> T) throws -> T {
         if path == nil || path == "-" {
-            return try body(LineStream(descriptor: 0, chunkSize: chunkSize))
+            return try body(LineStream(descriptor: 0))
         }
         let descriptor = open(path!, O_RDONLY)
         guard descriptor >= 0, LineStream.isReadableFile(descriptor) else {
@@ -31,6 +28,6 @@ enum InputFile {
             throw ExitCode(2)
         }
         defer { close(descriptor) }
-        return try body(LineStream(descriptor: descriptor, chunkSize: chunkSize))
+        return try body(LineStream(descriptor: descriptor))
     }
 }

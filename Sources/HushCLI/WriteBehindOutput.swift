@@ -28,16 +28,13 @@ struct WriteBehindOutput: ~Copyable {
     let limit: Int
 
     /// Lines in a batch at most. Larger than the ordinary way's 1,000: a larger batch rewrites
-    /// fewer pages per line (each commit writes again the last page of each user's rows). A batch
-    /// is also no more than one read of the input holds (`readSize`).
+    /// fewer pages per line (each commit writes again the last page of each user's rows).
     static let batchLines = 4_000
-    /// What `hush eval` reads of its input at a time when it writes behind: 1.5 MiB, about 3,050
-    /// lines of the 200,000-line benchmark week. At 1 MiB (about 2,000 lines) that week wrote
-    /// 148,135 pages of log, at 1.5 MiB 109,198 (schema v5), and ran about 5% faster for 4 MB more
-    /// peak RSS. A read must hold fewer lines than a batch (`batchLines`): at 2 MiB a read held
-    /// about 4,070 lines, split into batches of 4,000 and 70, and deciding the small one left
-    /// nothing to do while the large one was committed (5.0 s against 3.2-3.4 s).
-    static let readSize = 3 << 19
+    /// Bytes of input in a batch at most (a line is never cut): 1.5 MiB, about 3,050 lines of the
+    /// 200,000-line benchmark week, so that what a batch holds in memory stays bounded whatever
+    /// the length of its lines. Batches of 2,000 lines of that week wrote 148,135 pages of log,
+    /// batches of 3,050 lines 109,198 (schema v5), and ran about 5% faster for 4 MB more peak RSS.
+    static let batchBytes = 3 << 19
 
     init(store: SQLiteStateStore, limit: Int = batchLines) throws {
         let writer: BackgroundWriter

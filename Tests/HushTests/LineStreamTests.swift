@@ -67,4 +67,35 @@ final class LineStreamTests: XCTestCase {
         XCTAssertEqual(got.map(\.0), [line, "short", line])
         XCTAssertEqual(got.map(\.1), [1, 2, 3])
     }
+
+    /// `hush eval` fills its write-behind batches up to a number of bytes of input, across reads:
+    /// a call stops once the lines it handed out reach its limit, never cutting one, and the bytes
+    /// counted are the input's (line endings and blank lines included).
+    func testAByteLimitStopsAfterTheLineThatReachesItAndCountsEveryByteOfInput() throws {
+        let input = "aaaa\r\nbbbb\n\ncccc\ndddddddddd\ne"  // 6 + 5 + 1 + 5 + 11 + 1 bytes
+        for chunkSize in [16, 1 << 20] {
+            let fd = try descriptor(for: Array(input.utf8))
+            defer { close(fd) }
+            let stream = LineStream(descriptor: fd, chunkSize: chunkSize)
+            var batches: [[String]] = [[]]
+            var batchStart = 0
+            while !stream.isFinished {
+                if stream.needsRead {
+                    try stream.readMore()
+                    continue
+                }
+                stream.forEachLineInMemory(limit: .max, byteLimit: 7 - (stream.bytesHandedOut - batchStart)) {
+                    line, _ in batches[batches.count - 1].append(String(decoding: line, as: UTF8.self))
+                }
+                if stream.bytesHandedOut - batchStart >= 7 {
+                    batchStart = stream.bytesHandedOut
+                    batches.append([])
+                }
+            }
+            // "aaaa\r\n" is 6 bytes, under 7: "bbbb" follows; the blank line and "cccc" are 6, so
+            // "dddddddddd" follows, though it passes the limit by 10 bytes; "e" ends the input.
+            XCTAssertEqual(batches, [["aaaa", "bbbb"], ["cccc", "dddddddddd"], ["e"]], "chunk \(chunkSize)")
+            XCTAssertEqual(stream.bytesHandedOut, input.utf8.count)
+        }
+    }
 }
