@@ -161,7 +161,7 @@ struct Evaluate: ParsableCommand {
                             invalid += try output.drain(decide)
                             Output.flush()
                         }
-                        try Output.stopIfClosed()
+                        try output.stopIfClosed()
                         try notifications.readMore()
                         continue
                     }

@@ -3,12 +3,14 @@ import Hush
 import HushCore
 import HushState
 
-/// `hush eval` on a SQLite file, one thread: each batch is decided from memory while the batch
-/// before it is committed by the store's background writer (`SQLiteStateStore+WriteBehind.swift`),
-/// and printed once that commit is done, as `AcknowledgedOutput` prints (a printed decision is a
-/// committed one). When a commit cannot be made as recorded (another process committed meanwhile,
-/// or a write failed), that batch and the one decided on top of it are decided again the ordinary
-/// way (`AcknowledgedOutput`), which undoes a failed write alone and reports it on its line. (A
+/// `hush eval` on a SQLite file, one thread: each batch is decided from memory while the batches
+/// before it are committed by the store's background writer (`SQLiteStateStore+WriteBehind.swift`),
+/// and printed once its commit is done, as `AcknowledgedOutput` prints (a printed decision is a
+/// committed one). Two batches may wait for the writer while a third is decided, so that a commit
+/// slower than the rest (one that checkpoints the log) does not stop the deciding. When a commit
+/// cannot be made as recorded (another process committed meanwhile, or a write failed), that
+/// batch and those decided on top of it are decided again the ordinary way
+/// (`AcknowledgedOutput`), which undoes a failed write alone and reports it on its line. (A
 /// policy's own Lua globals then see those lines twice; docs/reference.md says so.)
 struct WriteBehindOutput: ~Copyable {
     typealias Item = (number: Int, envelope: Result<Envelope, LineError>)
@@ -17,8 +19,9 @@ struct WriteBehindOutput: ~Copyable {
     let store: SQLiteStateStore
     let writer: BackgroundWriter
     private var ordinary: AcknowledgedOutput
-    /// The batch submitted to the writer and not printed yet.
-    private var inFlight: InFlight?
+    /// The batches submitted to the writer and not printed yet: the older, then the newer.
+    private var older: InFlight?
+    private var newer: InFlight?
     struct InFlight: ~Copyable {
         var items: [Item]
         var batch: AcknowledgedOutput.Batch
@@ -53,10 +56,10 @@ struct WriteBehindOutput: ~Copyable {
         ordinary = AcknowledgedOutput(store: store)
     }
 
-    /// Decides `items` (at most `limit`) with `decide` and submits their writes; prints the batch
-    /// before them once it is committed. Returns how many of the lines printed are errors. Throws
-    /// `Output.Closed` when standard output is closed: what was decided after the lines printed
-    /// is then never committed.
+    /// Decides `items` (at most `limit`) with `decide` and submits their writes; prints the
+    /// oldest batch before them once it is committed, when two are in flight. Returns how many of
+    /// the lines printed are errors. Throws `Output.Closed` when standard output is closed: what
+    /// was decided after the lines printed is then never committed.
     mutating func submit(_ items: [Item], _ decide: Decide) throws -> Int {
         var invalid = 0
         if store.cacheIsFull {
@@ -68,40 +71,69 @@ struct WriteBehindOutput: ~Copyable {
         let log = store.recordingWrites {
             for item in items { decide(item, &batch) }
         }
-        if let previous = inFlight.take() {
-            if case .committed = writer.wait() {
-                invalid += previous.batch.write()
-            } else {
-                // This batch was decided on top of the one that did not commit: both again.
-                try again(previous.items, from: previous.mark, decide, &invalid)
-                try again(items, from: nil, decide, &invalid)
-                try resync()
-                return invalid
-            }
-            try Output.stopIfClosed()
-        }
         guard let log else {
-            try again(items, from: mark, decide, &invalid)
+            // What is in flight commits (or is decided again) first; then this batch again, from
+            // the bookkeeping it was decided from, or as the batches decided again left it.
+            let redone = try settleAll(decide, &invalid)
+            try again(items, from: redone ? nil : mark, decide, &invalid)
+            try resync()
+            return invalid
+        }
+        if newer != nil, try !settleOldest(decide, &invalid) {
+            // Decided on top of the batches just decided again: this one too.
+            try again(items, from: nil, decide, &invalid)
             try resync()
             return invalid
         }
         writer.submit(log)
-        inFlight = InFlight(items: items, batch: batch, mark: mark)
+        let current = InFlight(items: items, batch: batch, mark: mark)
+        if older == nil { older = consume current } else { newer = consume current }
         return invalid
     }
 
-    /// Waits for the batch in flight and prints it (before the input may make us wait, and at the
-    /// end). Returns how many of the lines printed are errors.
+    /// Waits for the batches in flight and prints them (before the input may make us wait, and
+    /// at the end). Returns how many of the lines printed are errors.
     mutating func drain(_ decide: Decide) throws -> Int {
-        guard let previous = inFlight.take() else { return 0 }
-        if case .committed = writer.wait() {
-            store.forgetPendingRows()
-            return previous.batch.write()
-        }
         var invalid = 0
-        try again(previous.items, from: previous.mark, decide, &invalid)
-        try resync()
+        _ = try settleAll(decide, &invalid)
         return invalid
+    }
+
+    /// Waits for every batch in flight, printing each as it commits; returns whether they were
+    /// decided again instead (one did not commit).
+    private mutating func settleAll(_ decide: Decide, _ invalid: inout Int) throws -> Bool {
+        while older != nil {
+            if try !settleOldest(decide, &invalid) { return true }
+        }
+        return false
+    }
+
+    /// Waits for the oldest batch in flight and prints it once committed, and returns true. When
+    /// it did not commit, nothing after it was run either: every batch in flight is decided again
+    /// the ordinary way, from the bookkeeping the oldest was decided from, and it returns false.
+    private mutating func settleOldest(_ decide: Decide, _ invalid: inout Int) throws -> Bool {
+        let oldest = older.take()!
+        older = newer.take()
+        if case .committed = writer.wait() {
+            store.batchCommitted()
+            invalid += oldest.batch.write()
+            try stopIfClosed()
+            return true
+        }
+        let next = older.take()
+        if next != nil { _ = writer.wait() }  // not run
+        try again(oldest.items, from: oldest.mark, decide, &invalid)
+        if let next { try again(next.items, from: nil, decide, &invalid) }
+        try resync()
+        return false
+    }
+
+    /// Throws `Output.Closed` once standard output is closed, with the writer idle first: the
+    /// exit that follows never cuts a commit short (nor leaves the log file behind for it).
+    func stopIfClosed() throws {
+        guard Output.closed else { return }
+        while writer.pendingCount > 0 { _ = writer.wait() }
+        throw Output.Closed()
     }
 
     /// Decides `items` again the ordinary way, from the file, and prints them: in the ordinary

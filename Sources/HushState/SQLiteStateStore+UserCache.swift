@@ -428,9 +428,9 @@ extension SQLiteStateStore {
                     .map(\.notification)
             }
             // Writing behind, the file may lack what was recorded for them and not committed yet:
-            // the batch being decided, and maybe the one being committed meanwhile. Whether that
-            // one is in the file is its version of the user (`stampWrittenUsers`), read in the
-            // same snapshot as the arrivals.
+            // the batch being decided, and maybe those being committed meanwhile. Which of those
+            // the file holds says its version of the user (`stampWrittenUsers`), read in the same
+            // snapshot as the arrivals.
             var arrivals: [StoredNotification] = []
             var fileVersion: Int64?
             try db.inTransaction(.deferred) {
@@ -439,8 +439,7 @@ extension SQLiteStateStore {
                     .map(\.notification)
                 return .commit
             }
-            let inFlightCommitted = fileVersion != nil && fileVersion == userCache.users[user]?.version
-            return withPendingArrivals(user, arrivals, inFlightCommitted: inFlightCommitted)
+            return withPendingArrivals(user, arrivals, fileVersion: fileVersion)
         }
     }
 

@@ -4,7 +4,7 @@ import GRDBSQLite
 import HushCore
 
 /// Write-behind (`hush eval` on a state file): a batch is decided from memory while a thread of
-/// its own commits the batch before it, on a connection of its own. Deciding and writing each
+/// its own commits the batches before it, on a connection of its own. Deciding and writing each
 /// took about half of a line's cost; one after the other on one core, they now run side by side.
 ///
 /// How a batch goes:
@@ -12,23 +12,24 @@ import HushCore
 ///    write touches, from the file as committed); its writes change the cache and are recorded in
 ///    a `WriteLog`, not run. The store's connection is `query_only` meanwhile, so a write that
 ///    bypassed the log would fail rather than land outside any transaction.
-/// 2. `BackgroundWriter.submit` runs the log in one IMMEDIATE transaction of the writer's
-///    connection and commits it, while the next batch is decided.
-/// 3. The caller prints the batch once `wait` says it committed: a printed decision is still a
-///    committed one (a `kill -9` loses nothing printed).
+/// 2. `BackgroundWriter.submit` queues the log; the writer runs each in one IMMEDIATE transaction
+///    of its connection and commits it, in order, while the next batches are decided.
+/// 3. The caller prints a batch once `wait` says it committed (`batchCommitted`): a printed
+///    decision is still a committed one (a `kill -9` loses nothing printed).
 ///
 /// What keeps the speculation right:
 /// - A user with a pending write is wholly in the cache (every part is loaded before their first
 ///   write is noted, and the cache never starts over while a log is pending), so reading the file
 ///   is only ever needed for users whose rows are as committed. The exceptions, arrivals not
 ///   loaded yet and interactions, are read as the file's rows with what is pending for them
-///   replayed on top (`pendingRows`).
+///   replayed on top (`pendingRows`, `pendingInFlight`).
 /// - A batch decided again starts from the retention bookkeeping it was first decided from
 ///   (`retentionMark`): when a user is next pruned is counted in memory.
 /// - Another process's commit: the writer's `PRAGMA data_version` is taken when the pipeline
 ///   starts (`rebaseline`) and checked inside each transaction; only other connections change it.
-///   When it moved, the writer rolls back (`.conflict`) and the caller decides the batch (and the
-///   one decided on top of it) again the ordinary way.
+///   When it moved, the writer rolls back (`.conflict`), runs none of the logs queued after it
+///   (`.notRun`), and the caller decides those batches (and the one decided on top of them) again
+///   the ordinary way.
 /// - A write that fails (recording it, or running it): the same. The ordinary way then undoes a
 ///   failed write alone and reports it on its line, as without write-behind.
 extension SQLiteStateStore {
@@ -37,12 +38,11 @@ extension SQLiteStateStore {
 
     /// Decides `body` with writes recorded (step 1 above). Returns the writes, or nil when the
     /// batch must be decided again the ordinary way (a write could not be recorded, or a read
-    /// failed): the cache is then left for `forgetSpeculation`.
+    /// failed): the cache is then left for `forgetSpeculation`. The caller submits the writes, or
+    /// calls `forgetSpeculation`; it calls `batchCommitted` as each batch submitted commits.
     package func recordingWrites(_ body: () -> Void) -> WriteLog? {
         precondition(!isWriting && !isRecording, "write-behind inside a transaction")
         recording = WriteLog()
-        // The batch before the one before this one has committed (the caller waited for it).
-        pendingRowsBefore = pendingRows
         pendingRows = [:]
         do {
             try dbQueue.unsafeRead { db in
@@ -58,7 +58,22 @@ extension SQLiteStateStore {
         }
         let log = recording!
         recording = nil
-        return log.failed ? nil : log
+        if log.failed { return nil }
+        // Its pending rows, with each user's version as this batch stamped it: a snapshot of the
+        // file holding that version holds this batch's rows of the user (`withPendingArrivals`).
+        var batch = PendingBatch()
+        for (user, changes) in pendingRows {
+            batch.rows[user] = (userCache.users[user]?.version, changes)
+        }
+        pendingInFlight.append(batch)
+        pendingRows = [:]
+        return log
+    }
+
+    /// The oldest batch recorded and submitted is committed: what is pending for it is in the file.
+    package func batchCommitted() {
+        precondition(!pendingInFlight.isEmpty, "no batch is in flight")
+        pendingInFlight.removeFirst()
     }
 
     /// Runs the statement `body` makes now, or records it when writing behind. For the writes of
@@ -107,10 +122,10 @@ extension SQLiteStateStore {
     /// was first decided from.
     package func retentionMark() -> RetentionMark { RetentionMark(book: retentionBook) }
 
-    /// Once every recorded batch is committed (the caller drained the writer): nothing is pending.
-    package func forgetPendingRows() {
+    /// With no recorded batch in flight: nothing is pending.
+    func forgetPendingRows() {
         pendingRows = [:]
-        pendingRowsBefore = [:]
+        pendingInFlight = []
     }
 
     /// Starts the user cache over (`cacheIsFull`), with every recorded batch committed: as the
@@ -128,13 +143,19 @@ extension SQLiteStateStore {
         pendingRows[user, default: []].append(change)
     }
 
-    /// `arrivals` (the file's, read in one snapshot) with what is pending for them replayed, in
-    /// order: the batch being committed meanwhile's too, unless the snapshot already holds it.
-    func withPendingArrivals(_ user: String, _ arrivals: [StoredNotification], inFlightCommitted: Bool)
+    /// `arrivals` (the file's, read in one snapshot with `user`'s version there, `fileVersion`)
+    /// with what is pending for them replayed, in order: of the batches in flight, those after the
+    /// last one the snapshot holds (the one that stamped `fileVersion`), then the batch being
+    /// decided. Batches commit in order, so the snapshot holds every batch up to that one.
+    func withPendingArrivals(_ user: String, _ arrivals: [StoredNotification], fileVersion: Int64?)
         -> [StoredNotification]
     {
         var arrivals = arrivals
-        for change in (inFlightCommitted ? [] : pendingRowsBefore[user] ?? []) + (pendingRows[user] ?? []) {
+        var replayed = pendingInFlight[...]
+        if let fileVersion, let held = replayed.lastIndex(where: { $0.rows[user]?.version == fileVersion }) {
+            replayed = replayed[(held + 1)...]
+        }
+        for change in replayed.flatMap({ $0.rows[user]?.changes ?? [] }) + (pendingRows[user] ?? []) {
             switch change {
             case .arrival(let n): arrivals.append(n)
             case .prune(let t, _): arrivals.removeAll { $0.date < t }
@@ -143,10 +164,12 @@ extension SQLiteStateStore {
         return arrivals
     }
 
-    /// `interactions` (the file's) less those a pending prune deletes.
+    /// `interactions` (the file's) less those a pending prune deletes (a prune the file holds
+    /// already deletes nothing more).
     func withoutPendingPrunes(_ user: String, _ interactions: [Interaction]) -> [Interaction] {
         var cutoff = -Double.infinity
-        for case .prune(_, let t) in (pendingRowsBefore[user] ?? []) + (pendingRows[user] ?? []) {
+        let pending = pendingInFlight.flatMap { $0.rows[user]?.changes ?? [] } + (pendingRows[user] ?? [])
+        for case .prune(_, let t) in pending {
             cutoff = max(cutoff, t)
         }
         return cutoff == -.infinity ? interactions : interactions.filter { $0.date >= cutoff }
@@ -177,6 +200,12 @@ package struct RetentionMark {
     let book: [String: RetentionBookEntry]
 }
 
+/// The pending rows of a batch recorded and not known to be committed: per user, the version the
+/// batch stamped for them, and the changes (`SQLiteStateStore.pendingInFlight`).
+struct PendingBatch {
+    var rows: [String: (version: Int64?, changes: [PendingRowChange])] = [:]
+}
+
 /// A recorded change to rows memory may not hold (`SQLiteStateStore.notePending`).
 enum PendingRowChange {
     /// An arrival (as `StoredNotification.arrival`).
@@ -198,9 +227,9 @@ package struct WriteLog: @unchecked Sendable {
     package var count: Int { ops.count }
 }
 
-/// Commits `WriteLog`s, one at a time, on a serial queue and a connection of its own.
+/// Commits `WriteLog`s, one at a time and in order, on a serial queue and a connection of its own.
 ///
-/// `@unchecked Sendable`: the caller submits a log and waits for it before the next; the queue
+/// `@unchecked Sendable`: one caller submits logs and waits for them, oldest first; the queue
 /// alone touches the connection and the statements, and the semaphore orders the hand-overs.
 package final class BackgroundWriter: @unchecked Sendable {
     /// How a submitted log ended.
@@ -210,13 +239,22 @@ package final class BackgroundWriter: @unchecked Sendable {
         case conflict
         /// Nothing of the log was written.
         case failed(any Error)
+        /// A log submitted before it did not commit, so it was not run (it was decided on top).
+        case notRun
+    }
+
+    /// A submitted log's outcome, set on the queue before the semaphore is signalled.
+    private final class Ticket: @unchecked Sendable {
+        var outcome: Outcome?
     }
 
     private let dbQueue: DatabaseQueue
     private let queue = DispatchQueue(label: "hush.state.writer")
     private let finished = DispatchSemaphore(value: 0)
-    private var outcome: Outcome?
-    private var pending = false
+    /// The logs submitted and not waited for, oldest first (the caller's thread only).
+    private var tickets: [Ticket] = []
+    /// A log did not commit: those after it are not run until `rebaseline` (the queue only).
+    private var stopped = false
     @exclusivity(unchecked) private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
     /// The binding buffers of `SQLiteStateStore.step`, kept between statements.
     @exclusivity(unchecked) private var bytes: [UInt8] = []
@@ -248,7 +286,7 @@ package final class BackgroundWriter: @unchecked Sendable {
     /// file and deletes it; left to be freed with the writer, this one could still be open when
     /// the process exited, and the `-wal` file stayed behind.
     package func close() {
-        precondition(!pending, "close with a log pending")
+        precondition(tickets.isEmpty, "close with a log pending")
         queue.sync {
             statements.removeAll()
             try? dbQueue.close()
@@ -258,31 +296,34 @@ package final class BackgroundWriter: @unchecked Sendable {
     /// Takes the file's state as it is now as the one batches are decided on: call with no log
     /// pending, before the store's cache is checked against the file.
     package func rebaseline() throws {
-        precondition(!pending, "rebaseline with a log pending")
+        precondition(tickets.isEmpty, "rebaseline with a log pending")
+        queue.sync { stopped = false }
         baseline = try dbQueue.writeWithoutTransaction { db in
             try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
         }
     }
 
-    /// Starts committing `log`; `wait` says how it went. One log at a time.
+    /// The logs submitted and not waited for yet.
+    package var pendingCount: Int { tickets.count }
+
+    /// Queues `log` to be committed after those submitted before it; `wait` says how it went.
     package func submit(_ log: consuming WriteLog) {
-        precondition(!pending, "a log is pending already")
-        pending = true
+        let ticket = Ticket()
+        tickets.append(ticket)
         let log = log
         queue.async {
-            self.outcome = self.commit(log)
+            let outcome = self.stopped ? .notRun : self.commit(log)
+            if case .committed = outcome {} else { self.stopped = true }
+            ticket.outcome = outcome
             self.finished.signal()
         }
     }
 
-    /// How the log submitted last ended, once it has.
+    /// How the oldest log submitted and not waited for ended, once it has.
     package func wait() -> Outcome {
-        precondition(pending, "no log is pending")
+        precondition(!tickets.isEmpty, "no log is pending")
         finished.wait()
-        pending = false
-        let outcome = self.outcome!
-        self.outcome = nil
-        return outcome
+        return tickets.removeFirst().outcome!
     }
 
     private struct Conflict: Error {}

@@ -49,9 +49,9 @@ public final class SQLiteStateStore: StateStore {
     /// The connection, read-only, while a batch is decided for write-behind.
     @exclusivity(unchecked) var recordingDatabase: Database?
     /// Recorded changes to rows memory may not hold (`notePending`), per user: of the batch being
-    /// decided, and of the one before it (which may not be committed yet).
+    /// decided, and of each batch recorded before it and not known to be committed, oldest first.
     @exclusivity(unchecked) var pendingRows: [String: [PendingRowChange]] = [:]
-    @exclusivity(unchecked) var pendingRowsBefore: [String: [PendingRowChange]] = [:]
+    @exclusivity(unchecked) var pendingInFlight: [PendingBatch] = []
     /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
     @exclusivity(unchecked) var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
     /// The texts of the hot statement being run and where each is bound (`Parameters`), kept

@@ -169,6 +169,60 @@ final class WriteBehindStoreTests: XCTestCase {
         XCTAssertNotNil(second)
     }
 
+    /// Two batches may be in flight while a third is decided, and the file may hold neither, the
+    /// first, or both when the third reads the arrivals: each pending one is counted once.
+    func testArrivalsReadWithTwoBatchesInFlightCountEachOnce() throws {
+        for committed in 0...2 {
+            let path = directory.path("state-\(committed).sqlite")
+            let store = try SQLiteStateStore(path: path)
+            try store.apply([.deliver(note("old", date: t0))])
+            store.forgetSpeculation(restoring: nil)
+            let writer = try store.makeBackgroundWriter()
+            var logs = [try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })]
+            logs.append(try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(2)[0]) } }))
+            for log in logs.prefix(committed) {
+                writer.submit(log)
+                guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+            }
+            XCTAssertNil(store.userCache.users["u"]?.arrivals)
+            let third = store.recordingWrites {
+                XCTAssertEqual(
+                    try? store.recent(user: "u", since: 0).map(\.id), ["old", "a1", "a2"], "\(committed) committed")
+                ok { try store.apply(changes(3)[0]) }
+            }
+            for log in logs.dropFirst(committed) + [try XCTUnwrap(third)] {
+                writer.submit(log)
+                guard case .committed = writer.wait() else { return XCTFail("did not commit") }
+            }
+            for _ in 0..<3 { store.batchCommitted() }
+            let kept = try SQLiteStateStore(path: path).recent(user: "u", since: 0)
+            XCTAssertEqual(kept.map(\.id), ["old", "a1", "a2", "a3"])
+        }
+    }
+
+    /// When a log does not commit, the writer runs none queued after it (they were decided on top
+    /// of it) until it takes the file's state again.
+    func testALogQueuedAfterOneThatDidNotCommitIsNotRun() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        let writer = try store.makeBackgroundWriter()
+        let first = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(1)[0]) } })
+        let second = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(2)[0]) } })
+        // Another connection commits: the first log conflicts.
+        try SQLiteStateStore(path: path).setManualFocus(user: "w", ManualFocus(name: "Sleep", since: t0))
+        writer.submit(first)
+        writer.submit(second)
+        guard case .conflict = writer.wait() else { return XCTFail("the first did not conflict") }
+        guard case .notRun = writer.wait() else { return XCTFail("the second was run") }
+        try writer.rebaseline()
+        store.forgetSpeculation(restoring: nil)
+        XCTAssertEqual(try SQLiteStateStore(path: path).recent(user: "u", since: 0).count, 0)
+        let third = try XCTUnwrap(store.recordingWrites { ok { try store.apply(changes(3)[0]) } })
+        writer.submit(third)
+        guard case .committed = writer.wait() else { return XCTFail("did not commit after rebaseline") }
+        XCTAssertEqual(try SQLiteStateStore(path: path).recent(user: "u", since: 0).map(\.id), ["a3"])
+    }
+
     /// A batch decided again starts from the retention bookkeeping it was first decided from.
     func testForgettingABatchRestoresTheRetentionBookkeeping() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
