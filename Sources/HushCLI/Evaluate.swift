@@ -126,8 +126,9 @@ struct Evaluate: ParsableCommand {
         }
     }
 
-    /// The same loop over a SQLite file, with its writes committed behind the decisions
-    /// (`WriteBehindOutput`): a batch is decided while the one before it is committed.
+    /// The same loop over a SQLite file, on three threads: the input is read and decoded a chunk
+    /// ahead (`DecodedBatches`), each batch is decided here, and its writes are committed behind
+    /// the decisions (`WriteBehindOutput`) while the next is decided.
     private func evaluateWritingBehind(
         session: Session, store: SQLiteStateStore, context: EvaluationContext, explain: Bool
     ) throws {
@@ -137,53 +138,48 @@ struct Evaluate: ParsableCommand {
             Self.decide(item.number, item.envelope, session, context, explain, into: &batch)
         }
         try InputFile.withLines(input) { lines in
-            // A batch is filled across reads, up to `batchLines` lines or `batchBytes` bytes of
-            // input, whatever the length of the lines: a batch cut at the end of a read could be a
-            // few lines, and deciding it leaves nothing to do while the one before is committed.
-            var items: [WriteBehindOutput.Item] = []
-            items.reserveCapacity(output.limit)
-            var itemsStart = 0
-            func submitItems() throws {
-                itemsStart = lines.bytesHandedOut
-                guard !items.isEmpty else { return }
-                invalid += try output.submit(items, decide)
-                items = []
-                items.reserveCapacity(output.limit)
-            }
-            do {
-                let notifications = try DocumentStream(lines: lines)
-                while !notifications.isFinished {
-                    if notifications.needsRead {
-                        // Before the input may make us wait, what was decided is committed and
-                        // printed (a file, or a pipe with input ready, does not wait).
-                        if notifications.readMayWait {
-                            try submitItems()
-                            invalid += try output.drain(decide)
-                            Output.flush()
-                        }
-                        try output.stopIfClosed()
-                        try notifications.readMore()
-                        continue
-                    }
-                    session.forEachEnvelopeInMemory(
-                        of: notifications, limit: output.limit - items.count,
-                        byteLimit: WriteBehindOutput.batchBytes - (lines.bytesHandedOut - itemsStart)
-                    ) { number, decoded in items.append((number, decoded)) }
-                    if items.count == output.limit || lines.bytesHandedOut - itemsStart >= WriteBehindOutput.batchBytes
-                    {
-                        try submitItems()
-                    }
+            let batches = DecodedBatches(
+                lines: lines, session: session, limit: output.limit, byteLimit: WriteBehindOutput.batchBytes)
+            var finished = false
+            defer { if !finished { batches.cancel() } }
+            reading: while true {
+                try output.stopIfClosed()
+                switch batches.next() {
+                case .chunk(let items, let endsBatch):
+                    var ended = endsBatch
+                    invalid += try output.submit(
+                        items,
+                        more: {
+                            if ended { return nil }
+                            guard case .chunk(let more, let endsBatch) = batches.next() else {
+                                preconditionFailure("a batch ends with a chunk")
+                            }
+                            ended = endsBatch
+                            return more
+                        }, decide)
+                case .inputWaits:
+                    // Before the input makes us wait, what was decided is committed and printed
+                    // (a file, or a pipe with input ready, does not wait).
+                    invalid += try output.drain(decide)
+                    Output.flush()
+                case .end:
+                    break reading
+                case .readError(let error):
+                    // What was decided before is committed and printed first, as the ordinary way
+                    // printed it before reading.
+                    finished = true
+                    invalid += try output.drain(decide)
+                    output.close()
+                    try stop(reading: error)
+                case .failed(let error):
+                    finished = true
+                    invalid += try output.drain(decide)
+                    output.close()
+                    throw error
                 }
-                try submitItems()
-                invalid += try output.drain(decide)
-            } catch let error as LineStream.ReadError {
-                // What was decided before is committed and printed first, as the ordinary way
-                // printed it before reading.
-                try submitItems()
-                invalid += try output.drain(decide)
-                output.close()
-                try stop(reading: error)
             }
+            finished = true
+            invalid += try output.drain(decide)
         }
         output.close()
         try finish(session, invalid: invalid)

@@ -56,11 +56,12 @@ struct WriteBehindOutput: ~Copyable {
         ordinary = AcknowledgedOutput(store: store)
     }
 
-    /// Decides `items` (at most `limit`) with `decide` and submits their writes; prints the
-    /// oldest batch before them once it is committed, when two are in flight. Returns how many of
-    /// the lines printed are errors. Throws `Output.Closed` when standard output is closed: what
-    /// was decided after the lines printed is then never committed.
-    mutating func submit(_ items: [Item], _ decide: Decide) throws -> Int {
+    /// Decides a batch (at most `limit` lines: `first`, then each chunk `more` returns until nil)
+    /// with `decide` and submits its writes; prints the oldest batch before it once it is
+    /// committed, when two are in flight. Returns how many of the lines printed are errors. Throws
+    /// `Output.Closed` when standard output is closed: what was decided after the lines printed is
+    /// then not printed.
+    mutating func submit(_ first: [Item], more: () -> [Item]?, _ decide: Decide) throws -> Int {
         var invalid = 0
         if store.cacheIsFull {
             invalid += try drain(decide)
@@ -68,8 +69,13 @@ struct WriteBehindOutput: ~Copyable {
         }
         var batch = AcknowledgedOutput.Batch(limit: limit)
         let mark = store.retentionMark()
+        var items = first
         let log = store.recordingWrites {
-            for item in items { decide(item, &batch) }
+            for item in first { decide(item, &batch) }
+            while let chunk = more() {
+                for item in chunk { decide(item, &batch) }
+                items += chunk
+            }
         }
         guard let log else {
             // What is in flight commits (or is decided again) first; then this batch again, from
