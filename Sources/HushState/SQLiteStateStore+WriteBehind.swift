@@ -44,6 +44,7 @@ extension SQLiteStateStore {
         precondition(!isWriting && !isRecording, "write-behind inside a transaction")
         recording = WriteLog()
         pendingRows = [:]
+        var written: Set<String> = []
         do {
             try dbQueue.unsafeRead { db in
                 try db.execute(sql: "PRAGMA query_only = ON")
@@ -51,6 +52,7 @@ extension SQLiteStateStore {
                 recordingDatabase = db
                 defer { recordingDatabase = nil }
                 body()
+                written = userCache.written
                 try stampWrittenUsers(db)
             }
         } catch {
@@ -59,11 +61,14 @@ extension SQLiteStateStore {
         let log = recording!
         recording = nil
         if log.failed { return nil }
-        // Its pending rows, with each user's version as this batch stamped it: a snapshot of the
-        // file holding that version holds this batch's rows of the user (`withPendingArrivals`).
+        // Each user it wrote, with the version it stamped and its pending rows (maybe none): a
+        // snapshot of the file holding that version holds this batch's rows of the user, and
+        // those of every batch before it (`withPendingArrivals`). A user written without pending
+        // rows counts too: that version says the batches before are in the file.
         var batch = PendingBatch()
-        for (user, changes) in pendingRows {
-            batch.rows[user] = (userCache.users[user]?.version, changes)
+        batch.rows.reserveCapacity(written.count)
+        for user in written {
+            batch.rows[user] = (userCache.users[user]?.version, pendingRows[user] ?? [])
         }
         pendingInFlight.append(batch)
         pendingRows = [:]
@@ -200,8 +205,8 @@ package struct RetentionMark {
     let book: [String: RetentionBookEntry]
 }
 
-/// The pending rows of a batch recorded and not known to be committed: per user, the version the
-/// batch stamped for them, and the changes (`SQLiteStateStore.pendingInFlight`).
+/// A batch recorded and not known to be committed: per user it wrote, the version it stamped for
+/// them and their pending row changes, maybe none (`SQLiteStateStore.pendingInFlight`).
 struct PendingBatch {
     var rows: [String: (version: Int64?, changes: [PendingRowChange])] = [:]
 }

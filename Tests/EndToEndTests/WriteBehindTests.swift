@@ -153,6 +153,34 @@ final class WriteBehindTests: XCTestCase {
         XCTAssertEqual(counts, [2, 1, 1, 1, 1, 1], outputs[true]![0])
     }
 
+    /// Three batches of 4,000 lines: a user's arrival in the first, a write of theirs that is no
+    /// arrival (a withdrawal) in the second, and a read of their arrivals in the third, when both
+    /// may be committed. The arrival is counted once (it was counted twice when the second batch
+    /// left no mark of the user among the batches in flight).
+    func testAnArrivalIsCountedOnceWhateverTheBatchesInFlightWrote() throws {
+        let policy = """
+            rule("recent", function(n, ctx)
+              if n.id == "trigger" then
+                return { delivery = "quiet", reason = "recent=" .. hush.recent { minutes = 600 } }
+              end
+            end)
+            """
+        func line(_ user: String, _ id: String, withdraw: Bool = false) -> String {
+            let withdrawal = withdraw ? #""withdraw":true,"# : ""
+            return #"{"user":"\#(user)","app":"com.example.chat","id":"\#(id)",\#(withdrawal)"#
+                + #""date":"2026-11-24T10:00:00Z","payload":{"aps":{"alert":"hi"}}}"#
+        }
+        var lines = [line("u", "x1")]
+        lines += (1..<4_000).map { line("f\($0 % 50)", "a\($0)") }
+        lines += [line("u", "x1", withdraw: true)]
+        lines += (1..<4_000).map { line("f\($0 % 50)", "b\($0)") }
+        lines += (1..<4_000).map { line("f\($0 % 50)", "c\($0)") }
+        lines += [line("u", "trigger")]
+        let outputs = try bothWays([], policy: policy, lines: lines)
+        let last = try XCTUnwrap(outputs[true]![0].split(separator: "\n").last)
+        XCTAssertTrue(last.contains("recent=1"), String(last))
+    }
+
     /// A policy counting in its own Lua globals sees each line once: a rule that asks for
     /// `hush.recent` now and then (its arrivals not in memory, their writes pending) does not make
     /// the batch be decided again.
