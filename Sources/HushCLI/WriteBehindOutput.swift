@@ -3,7 +3,7 @@ import Hush
 import HushCore
 import HushState
 
-/// `hush eval` on a SQLite file, one thread: each batch is decided from memory while the batches
+/// `hush eval --jobs 1` on a SQLite file: each batch is decided from memory while the batches
 /// before it are committed by the store's background writer (`SQLiteStateStore+WriteBehind.swift`),
 /// and printed once its commit is done, as `AcknowledgedOutput` prints (a printed decision is a
 /// committed one). Two batches may wait for the writer while a third is decided, so that a commit
