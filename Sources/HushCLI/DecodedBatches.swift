@@ -51,8 +51,12 @@ final class DecodedBatches: @unchecked Sendable {
         self.session = session
         self.limit = limit
         self.byteLimit = byteLimit
-        let thread = Thread { [self] in read() }
-        thread.name = "hush-read"
+        // Named from inside: on Linux, a name set before `start()` does not reach the system
+        // (`top -H`, /proc/PID/task/*/comm).
+        let thread = Thread { [self] in
+            Thread.current.name = "hush-read"
+            read()
+        }
         // A line the fast reader cannot vouch for is parsed recursively; the default
         // secondary-thread stack is small.
         thread.stackSize = 16 << 20

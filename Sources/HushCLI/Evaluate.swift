@@ -42,13 +42,25 @@ struct Evaluate: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more, got \(jobs)") }
     }
 
+    /// Whether the state is a SQLite file written behind the decisions: not `--ephemeral`, not
+    /// PostgreSQL, and not turned off with HUSH_WRITE_BEHIND=0 (the ordinary way; docs/reference.md,
+    /// "Write-behind").
+    private var writesBehind: Bool {
+        !state.ephemeral && !StateOptions.isPostgresURL(StateOptions.location(state.statePath).value)
+            && ProcessInfo.processInfo.environment["HUSH_WRITE_BEHIND"] != "0"
+    }
+
     func run() throws {
         let engine = try policy.engine()
         let context = try ContextFile.load(contextPath, for: engine.policy)
         // One thread (`--jobs 1`, or one core) keeps the path below, which starts no thread. A
         // state file's threads take its write lock in turn and each keeps its own copy of the
         // users it met, so there threads cost memory and gain little: more only when asked for.
-        let jobs = self.jobs ?? (state.ephemeral ? ProcessInfo.processInfo.activeProcessorCount : 1)
+        // A SQLite file written behind decides on one thread whatever `--jobs` says: its reading
+        // and writing threads take the other cores, and N deciding threads, committing in turn,
+        // took 2.3 times as long on the benchmark week (docs/reference.md, "Several threads").
+        let writesBehind = self.writesBehind
+        let jobs = writesBehind ? 1 : self.jobs ?? (state.ephemeral ? ProcessInfo.processInfo.activeProcessorCount : 1)
         if jobs > 1 {
             try ParallelEvaluate(engine: engine, context: context, state: state, explain: explain, jobs: jobs)
                 .run(input)
@@ -58,8 +70,7 @@ struct Evaluate: ParsableCommand {
         let session = try engine.makeSession(storing: store)
         // Read once: a property wrapper's getter is not free on every line.
         let explain = self.explain
-        // HUSH_WRITE_BEHIND=0: the ordinary way (docs/reference.md, "Write-behind").
-        if let file = store as? SQLiteStateStore, ProcessInfo.processInfo.environment["HUSH_WRITE_BEHIND"] != "0" {
+        if writesBehind, let file = store as? SQLiteStateStore {
             try evaluateWritingBehind(session: session, store: file, context: context, explain: explain)
             return
         }

@@ -26,8 +26,11 @@ final class StateWorker: @unchecked Sendable {
     init(core: ServiceCore, afterBatch: @escaping @Sendable (ServiceCore) -> Void) {
         self.core = core
         self.afterBatch = afterBatch
-        let thread = Thread { [self] in loop() }
-        thread.name = "hush-state"
+        // Named from inside: on Linux, a name set before `start()` does not reach the system.
+        let thread = Thread { [self] in
+            Thread.current.name = "hush-state"
+            loop()
+        }
         // Lua and SQLite recurse; the default secondary-thread stack is small.
         thread.stackSize = 16 << 20
         thread.start()
