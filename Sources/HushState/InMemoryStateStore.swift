@@ -89,6 +89,11 @@ public final class InMemoryStateStore: StateStore {
 
     private final class UserState {
         @exclusivity(unchecked) var delivered: [Key: Entry] = [:]
+        /// No delivered notification is older than this (a lower bound; exact after a prune that
+        /// scanned): a prune with an earlier cutoff has nothing to scan `delivered` for. Without
+        /// it, every prune scanned the whole list, and a service's busy user, kept for days,
+        /// cost a scan of tens of thousands of entries every 1,000 notifications.
+        @exclusivity(unchecked) var oldestDelivered = Double.infinity
         @exclusivity(unchecked) var groups: [String: Group] = [:]
         @exclusivity(unchecked) var queue: [Key: Queued] = [:]
         /// No queued notification is due before this (a lower bound; exact after a take).
@@ -241,6 +246,7 @@ public final class InMemoryStateStore: StateStore {
     private func deliver(_ n: StoredNotification, in s: UserState, arrival: Bool = true) {
         let key = Key(app: n.app, id: n.id)
         let entry = Entry(n)
+        s.oldestDelivered = min(s.oldestDelivered, n.date)
         let old = s.delivered.updateValue(entry, forKey: key)?.n
         if let old, let oldGroup = old.groupID, oldGroup == n.groupID, let group = s.groups[oldGroup] {
             // Replaced in place: same position in its group.
@@ -391,12 +397,25 @@ public final class InMemoryStateStore: StateStore {
     // MARK: retention
 
     private func prune(_ s: UserState, before t: Double) {
+        if s.oldestDelivered < t { pruneDelivered(s, before: t) }
+        s.calls.removeOlder(than: t)
+        s.arrivals.removeOlder(than: t)
+    }
+
+    private func pruneDelivered(_ s: UserState, before t: Double) {
         var touched: Set<String> = []
         var old: [Key] = []
-        for (key, entry) in s.delivered where entry.n.date < t {
-            old.append(key)
-            if let group = entry.n.groupID { touched.insert(group) }
+        var oldestKept = Double.infinity
+        for (key, entry) in s.delivered {
+            let date = entry.n.date
+            if date < t {
+                old.append(key)
+                if let group = entry.n.groupID { touched.insert(group) }
+            } else {
+                oldestKept = min(oldestKept, date)
+            }
         }
+        s.oldestDelivered = oldestKept
         for key in old { s.delivered[key] = nil }
         for groupID in touched {
             guard let group = s.groups[groupID] else { continue }
@@ -404,8 +423,6 @@ public final class InMemoryStateStore: StateStore {
             group.digest = nil
             if group.members.isEmpty { s.groups[groupID] = nil }
         }
-        s.calls.removeOlder(than: t)
-        s.arrivals.removeOlder(than: t)
     }
 }
 

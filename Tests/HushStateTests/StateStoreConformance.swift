@@ -82,6 +82,9 @@ final class StateStoreConformanceTests: XCTestCase {
         try forEachStore(checkRecentCountsArrivalsDeliveredOrQueued)
     }
     func testPruneForgetsOldDeliveredAndCalls() throws { try forEachStore(checkPruneForgetsOldDeliveredAndCalls) }
+    func testAPruneForgetsWhatArrivedOlderThanWhatTheLastOneKept() throws {
+        try forEachStore(checkAPruneForgetsWhatArrivedOlderThanWhatTheLastOneKept)
+    }
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
@@ -404,6 +407,33 @@ final class StateStoreConformanceTests: XCTestCase {
         // The queue and interactions are not the delivered list: kept.
         XCTAssertNotNil(try store.queued(user: "u", app: "com.example.chat", id: "queued-old"))
         XCTAssertEqual(try store.interactions(user: "u", since: 0).count, 1)
+    }
+
+    /// A store may skip a prune that cannot find anything (the in-memory store keeps the oldest
+    /// delivered date, exact after a prune): a notification delivered later with an older date, or
+    /// one replaced by an older version, is still forgotten by the next prune.
+    private func checkAPruneForgetsWhatArrivedOlderThanWhatTheLastOneKept(_ store: any StateStore) throws {
+        func delivered() throws -> [String] {
+            try ["a", "b", "c", "older", "x"].filter {
+                try store.delivered(user: "u", app: "com.example.chat", id: $0) != nil
+            }
+        }
+        try store.apply([
+            .deliver(note("x", date: t0 - 30, group: "g")), .deliver(note("a", date: t0, group: "g")),
+            .deliver(note("b", date: t0 + 5, group: "g")), .deliver(note("c", date: t0 + 10, group: "g")),
+        ])
+        try store.prune(before: t0 - 25)
+        XCTAssertEqual(try delivered(), ["a", "b", "c"])
+        try store.prune(before: t0 - 20)  // nothing is older: may be skipped
+        try store.apply([.deliver(note("older", date: t0 - 10, group: "g"))])
+        try store.prune(before: t0 - 5)
+        XCTAssertEqual(try delivered(), ["a", "b", "c"])
+        try store.prune(before: t0 + 1)  // what the last prune kept is older than this
+        XCTAssertEqual(try delivered(), ["b", "c"])
+        try store.apply([.replace(note("b", date: t0 - 20, group: "g"), queued: false)])
+        try store.prune(before: t0 + 1)
+        XCTAssertEqual(try delivered(), ["c"])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["c"])
     }
 
     // MARK: batches
