@@ -112,9 +112,11 @@ struct ServiceAPI: Sendable {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let jsonLines = contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/jsonl")
         let explain = ["1", "true", "yes"].contains(request.uri.queryParameters.get("explain")?.lowercased() ?? "")
+        // Read here, on the request's thread: the state thread only decides.
+        let prepared = try ServiceCore.prepare(body)
         let now = clock.now()
         let output = try await worker.perform { core throws(ServiceCore.Refusal) in
-            try core.decide(body, jsonLines: jsonLines, explain: explain, now: now)
+            try core.decide(prepared, jsonLines: jsonLines, explain: explain, now: now)
         }
         metrics.record(output.decided)
         if output.single { return Self.response(.ok, json: output.body) }

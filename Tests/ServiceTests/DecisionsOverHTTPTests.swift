@@ -71,6 +71,32 @@ final class DecisionsOverHTTPTests: XCTestCase {
         XCTAssertEqual(server.stop(), 0)
     }
 
+    /// A JSON Lines batch is read into envelopes on the request's thread, except the lines that
+    /// need an id made up: those are read on the state thread, so the ids stay in line order and
+    /// one each, whichever lines around them have ids or are refused.
+    func testLinesWithoutAnIdInABatchGetTheNextIdsInLineOrder() async throws {
+        let server = try ServerProcess(["--ephemeral"])
+        func line(_ id: String?) -> String {
+            let member = id.map { #""id":"\#($0)","# } ?? ""
+            return #"{"app":"com.example.chat",\#(member)"user":"ann","payload":{"aps":{"alert":"hi"}}}"#
+        }
+        let lines = [line("a"), line(nil), "not json", line("b"), line(nil), line(nil)]
+        let answer = try await HTTP.send(
+            .POST, server.base + "/v1/notifications", body: lines.joined(separator: "\n"),
+            headers: [("Content-Type", "application/x-ndjson")])
+        XCTAssertEqual(answer.status, 200, answer.body)
+        let answers = answer.body.split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
+        }
+        XCTAssertEqual(answers.count, 6, answer.body)
+        XCTAssertEqual(answers[2]["line"] as? Int, 3, answer.body)
+        let ids = answers.map { $0["id"] as? String ?? "-" }
+        let prefix = ids[1].dropLast()
+        XCTAssertTrue(prefix.hasPrefix("hush-") && ids[1].hasSuffix("-1"), ids[1])
+        XCTAssertEqual(ids, ["a", prefix + "1", "-", "b", prefix + "2", prefix + "3"])
+        XCTAssertEqual(server.stop(), 0)
+    }
+
     /// Dates centuries from the server's clock (fuzz/findings/service-ancient-date): decided, and
     /// the requests after them are answered at once — the user's events are worked out over at most
     /// the retention's span, not every day in between.
