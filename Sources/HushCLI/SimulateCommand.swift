@@ -82,7 +82,7 @@ struct SimulateCommand: ParsableCommand {
     /// `--html`: the page, with `--json` events still printed as they happen.
     func drawPage() throws {
         let engine = try policy.engine()
-        let first = try engine.makeSession(storing: compare == nil ? state.store() : InMemoryStateStore())
+        let first = try engine.makeSession(storing: compare == nil ? state.store() : state.memoryStore())
         // Read once, by the first side's session (which numbers generated ids): both sides see
         // the same notifications under the same ids.
         var items: [(line: Int, result: Result<Envelope, InputError>)] = []
@@ -109,7 +109,7 @@ struct SimulateCommand: ParsableCommand {
             }
             let other = try PolicyOptions.engine(sources: sources)
             let otherContext = try ContextFile.load(contextPath, for: other.policy)
-            let session = try other.makeSession(storing: InMemoryStateStore())
+            let session = try other.makeSession(storing: state.memoryStore())
             let otherPicture = try session.picture(items, context: otherContext, until: until?.seconds)
             page = SimulationPage(side, comparedWith: SimulationPage.Side(title: compare, picture: otherPicture))
         }

@@ -37,7 +37,7 @@ struct StateOptions: ParsableArguments {
 
     /// The store for this run; a state file that cannot be opened is an error (exit 2), never replaced.
     func store() throws -> any StateStore {
-        if ephemeral { return InMemoryStateStore() }
+        if ephemeral { return try memoryStore() }
         let location = Self.location(statePath)
         let path = location.value
         if let problem = Self.problem(with: location, create: create) {
@@ -47,6 +47,17 @@ struct StateOptions: ParsableArguments {
         do {
             if Self.isPostgresURL(path) { return try PostgresStateStore(url: path, retentionDays: retentionDays) }
             return try SQLiteStateStore(path: path, retentionDays: retentionDays)
+        } catch {
+            Output.error("hush: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// A store in memory for this run, kept `--retention` days as a file would be (it once kept
+    /// 7 whatever `--retention` said, so `--ephemeral` decided otherwise than a file).
+    func memoryStore() throws -> InMemoryStateStore {
+        do {
+            return try InMemoryStateStore(retentionDays: retentionDays)
         } catch {
             Output.error("hush: \(error)")
             throw ExitCode(2)

@@ -31,11 +31,16 @@ extension SQLiteStateStore {
     /// this process is pruned on its first apply.
     func pruneUser(_ db: Database, user: String, before cutoffs: RetentionPolicy.Cutoffs) throws {
         let t = cutoffs.notifications
+        // The user's delivered rows are scanned (their key is (user, seq)) only when the cached
+        // list, the file's rows and those written since, holds one older than the cutoff: a
+        // week of notifications kept a week has none, and every prune scanned them all.
+        let delivered = userCache.user(user)?.mayHaveDelivered(before: t) ?? true
         // Before the change to memory: the arrivals not loaded yet are pruned when read.
         if isRecording { notePending(user, .prune(arrivals: t, interactions: cutoffs.interactions)) }
         noteWrite(user) { $0.prune(before: t) }
         try run(db) { db in
-            let cutoffs = [("delivered", t), ("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]
+            var cutoffs = [("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]
+            if delivered { cutoffs.insert(("delivered", t), at: 0) }
             for (table, cutoff) in cutoffs {
                 try Self.execute(
                     db, sql: "DELETE FROM \(table) WHERE user = ? AND date < ?",

@@ -67,6 +67,10 @@ final class CachedUser {
         var groups: [String: Group] = [:]
         /// The seq the next notification joining a group takes: above every other of the user's.
         var nextSeq: Int64 = 1
+        /// No notification in the list is older than this (a lower bound, lowered by each
+        /// delivery; exact after a prune): a prune with an earlier cutoff leaves the list, and the
+        /// user's delivered rows in the file, alone instead of scanning them.
+        var oldest = Double.infinity
 
         func members(of group: String) -> [StoredNotification] {
             groups[group]?.members.map(\.n) ?? []
@@ -84,6 +88,7 @@ final class CachedUser {
         /// Delivers `n`: new, or replacing the notification of its key. `seq` (the user's next)
         /// is its row's when it is new or changes group; replaced in place, it keeps its own.
         mutating func deliver(_ n: StoredNotification, seq: Int64) {
+            oldest = min(oldest, n.date)
             // One lookup: the new entry is put in the slot found for the key, not looked up again.
             let (stored, isNew) = Self.entry(for: n, seq: seq, in: &byKey[Key(app: n.app, id: n.id)])
             if !isNew {
@@ -198,8 +203,22 @@ final class CachedUser {
     func prune(before t: Double) {
         arrivals?.removeAll { $0.date < t }
         calls?.removeAll { $0.date < t }
-        guard let old = delivered?.byKey.filter({ $0.value.n.date < t }), !old.isEmpty else { return }
-        for key in old.keys { delivered!.remove(key) }
+        guard delivered != nil, delivered!.oldest < t else { return }
+        var old: [Key] = []
+        var oldestKept = Double.infinity
+        for (key, stored) in delivered!.byKey {
+            let date = stored.n.date
+            if date < t { old.append(key) } else { oldestKept = min(oldestKept, date) }
+        }
+        delivered!.oldest = oldestKept
+        for key in old { delivered!.remove(key) }
+    }
+
+    /// Whether a prune before `t` may find delivered notifications to forget: true unless the
+    /// list is loaded and nothing in it is older.
+    func mayHaveDelivered(before t: Double) -> Bool {
+        guard let delivered else { return true }
+        return delivered.oldest < t
     }
 
 }

@@ -162,4 +162,28 @@ final class EvalCommandTests: XCTestCase {
         XCTAssertEqual(run.objects.count, inputLines.count)
         XCTAssertTrue(run.objects.allSatisfy { !($0["reasons"] as? [String] ?? []).isEmpty })
     }
+
+    /// `--ephemeral` keeps what was delivered `--retention` days, as a state file does (it kept 7
+    /// whatever `--retention` said): one message a day in one thread, the last decision's group
+    /// counts those still kept.
+    func testEphemeralKeepsTheRetentionAStateFileKeeps() throws {
+        let stream = ["a": 1, "b": 3, "c": 5].sorted { $0.key < $1.key }.map { id, day in
+            #"{"user":"u","app":"com.example.chat","id":"\#(id)","date":"2026-01-0\#(day)T10:00:00Z","#
+                + #""payload":{"aps":{"alert":{"title":"Bob","body":"hi"},"thread-id":"t"}}}"#
+        }.joined(separator: "\n")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-retention-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func lastGroupCount(_ arguments: [String]) throws -> Int? {
+            let run = try HushBinary.run(["eval", "--policy", "policies/work.lua"] + arguments, stdin: stream)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return (run.objects.last?["group"] as? [String: Any])?["count"] as? Int
+        }
+        for days in ["1", "7"] {
+            let file = folder.appendingPathComponent("state-\(days).sqlite").path
+            let inFile = try lastGroupCount(["--retention", days, "--state", file])
+            XCTAssertEqual(try lastGroupCount(["--retention", days, "--ephemeral"]), inFile, "--retention \(days)")
+            XCTAssertEqual(inFile, days == "1" ? 2 : 3)
+        }
+    }
 }

@@ -44,6 +44,31 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
         XCTAssertEqual(try store.interactions(user: "u", since: 0).map(\.date), [t0 - 10 * day])
     }
 
+    /// A prune skips the user's delivered rows while the cached list holds none older than its
+    /// cutoff; what the last prune kept, and what arrives older later, are still deleted from the
+    /// file when they fall behind (read back by a second store, not the first one's memory).
+    func testAPruneThatSkipsTheDeliveredRowsStillDeletesThemOnceTheyAreOld() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path, retentionDays: 1, pruneEvery: 1)
+        func inFile() throws -> [String] {
+            let other = try SQLiteStateStore(path: path, retentionDays: 1)
+            return try ["x", "a", "b", "c", "older", "d"].filter { try isDelivered(other, $0) }
+        }
+        try store.apply([
+            .deliver(note("x", date: t0)), .deliver(note("a", date: t0 + 1.5 * day)),
+            .deliver(note("b", date: t0 + 1.6 * day)),
+        ])
+        XCTAssertEqual(try inFile(), ["a", "b"])  // behind t0 + 0.6 days
+        try store.apply([.deliver(note("c", date: t0 + 2 * day))])  // nothing behind t0 + 1 day
+        XCTAssertEqual(try inFile(), ["a", "b", "c"])
+        try store.apply([.deliver(note("d", date: t0 + 2.55 * day))])  // "a" is behind t0 + 1.55 days
+        XCTAssertEqual(try inFile(), ["b", "c", "d"])
+        try store.apply([.deliver(note("older", date: t0 + 1.56 * day))])
+        try store.apply([.deliver(note("d", date: t0 + 2.7 * day))])  // both behind t0 + 1.7 days
+        XCTAssertEqual(try inFile(), ["c", "d"])
+        XCTAssertFalse(try isDelivered(store, "older"))
+    }
+
     func testTheDefaultRetention() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
         XCTAssertEqual(store.retentionDays, 7)
