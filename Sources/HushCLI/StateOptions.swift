@@ -28,6 +28,13 @@ struct StateOptions: ParsableArguments {
         if statePath != nil && ephemeral { throw ValidationError("--state and --ephemeral cannot be used together") }
         if create && ephemeral { throw ValidationError("--create and --ephemeral cannot be used together") }
         if let retention, !(retention > 0) { throw ValidationError("--retention must be a number of days above 0") }
+        // Named here, where it is read: a value that is not a number was taken for 7, and one of
+        // 0 or less was refused with no word of where it came from.
+        if retention == nil, let value = ProcessInfo.processInfo.environment["HUSH_RETENTION_DAYS"], !value.isEmpty,
+            !(Double(value).map { $0 > 0 } ?? false)
+        {
+            throw ValidationError("$HUSH_RETENTION_DAYS must be a number of days above 0, got \"\(value)\"")
+        }
     }
 
     /// `--retention`, else $HUSH_RETENTION_DAYS, else 7.

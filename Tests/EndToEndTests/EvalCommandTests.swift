@@ -186,4 +186,24 @@ final class EvalCommandTests: XCTestCase {
             XCTAssertEqual(inFile, days == "1" ? 2 : 3)
         }
     }
+
+    /// `$HUSH_RETENTION_DAYS` that is not a number of days above 0 is refused, naming it (it was
+    /// taken for 7 when not a number); `--retention` given on the command line wins over it.
+    func testABadRetentionInTheEnvironmentIsRefusedNamingIt() throws {
+        let line = #"{"app":"com.example.chat","id":"a","payload":{"aps":{"alert":"hi"}}}"#
+        for value in ["abc", "0", "-1"] {
+            let run = try HushBinary.run(
+                ["eval", "--ephemeral"], stdin: line, environment: ["HUSH_RETENTION_DAYS": value])
+            XCTAssertEqual(run.status, 2, value)
+            XCTAssertTrue(run.stderr.contains("$HUSH_RETENTION_DAYS"), run.stderr)
+            XCTAssertTrue(run.stderr.contains("\"\(value)\""), run.stderr)
+            XCTAssertTrue(run.stdout.isEmpty)
+        }
+        let given = try HushBinary.run(
+            ["eval", "--ephemeral", "--retention", "2"], stdin: line, environment: ["HUSH_RETENTION_DAYS": "abc"])
+        XCTAssertEqual(given.status, 0, given.stderr)
+        let valid = try HushBinary.run(
+            ["eval", "--ephemeral"], stdin: line, environment: ["HUSH_RETENTION_DAYS": "2.5"])
+        XCTAssertEqual(valid.status, 0, valid.stderr)
+    }
 }
