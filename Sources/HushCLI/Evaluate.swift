@@ -31,7 +31,7 @@ struct Evaluate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Threads deciding notifications (default: the machine's cores with --ephemeral, else 1; a SQLite file is decided on one, with reading and committing on others); each user's are decided by one, and the output stays in input order.",
+            "Threads deciding notifications (default: the machine's cores with --ephemeral, else 1; a SQLite file written behind is decided on one, with reading and committing on others); each user's are decided by one, and the output stays in input order.",
             valueName: "n"))
     var jobs: Int?
 
