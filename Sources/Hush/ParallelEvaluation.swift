@@ -111,9 +111,8 @@ package final class ParallelEvaluation: @unchecked Sendable {
         tookID.initialize(repeating: false)
         chunk.lines.reserveCapacity(self.limit)
         for index in workers.indices {
-            // Named from inside: on Linux, a name set before `start()` does not reach the system.
             let thread = Thread { [self] in
-                Thread.current.name = "hush-eval-\(index)"
+                nameThisThread("hush-eval-\(index)")
                 loop(index)
             }
             // Lua and SQLite recurse; the default secondary-thread stack is small.

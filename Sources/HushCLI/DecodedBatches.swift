@@ -51,10 +51,8 @@ final class DecodedBatches: @unchecked Sendable {
         self.session = session
         self.limit = limit
         self.byteLimit = byteLimit
-        // Named from inside: on Linux, a name set before `start()` does not reach the system
-        // (`top -H`, /proc/PID/task/*/comm).
         let thread = Thread { [self] in
-            Thread.current.name = "hush-read"
+            nameThisThread("hush-read")
             read()
         }
         // A line the fast reader cannot vouch for is parsed recursively; the default

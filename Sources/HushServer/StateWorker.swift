@@ -26,9 +26,8 @@ final class StateWorker: @unchecked Sendable {
     init(core: ServiceCore, afterBatch: @escaping @Sendable (ServiceCore) -> Void) {
         self.core = core
         self.afterBatch = afterBatch
-        // Named from inside: on Linux, a name set before `start()` does not reach the system.
         let thread = Thread { [self] in
-            Thread.current.name = "hush-state"
+            nameThisThread("hush-state")
             loop()
         }
         // Lua and SQLite recurse; the default secondary-thread stack is small.
