@@ -111,13 +111,7 @@ package final class ParallelEvaluation: @unchecked Sendable {
         tookID.initialize(repeating: false)
         chunk.lines.reserveCapacity(self.limit)
         for index in workers.indices {
-            let thread = Thread { [self] in
-                nameThisThread("hush-eval-\(index)")
-                loop(index)
-            }
-            // Lua and SQLite recurse; the default secondary-thread stack is small.
-            thread.stackSize = 16 << 20
-            thread.start()
+            startThread(named: "hush-eval-\(index)") { [self] in loop(index) }
         }
     }
 

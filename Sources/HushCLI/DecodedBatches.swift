@@ -51,14 +51,7 @@ final class DecodedBatches: @unchecked Sendable {
         self.session = session
         self.limit = limit
         self.byteLimit = byteLimit
-        let thread = Thread { [self] in
-            nameThisThread("hush-read")
-            read()
-        }
-        // A line the fast reader cannot vouch for is parsed recursively; the default
-        // secondary-thread stack is small.
-        thread.stackSize = 16 << 20
-        thread.start()
+        startThread(named: "hush-read") { [self] in read() }
     }
 
     /// The next chunk, or `.inputWaits` once, when the input waits with no chunk ready (never

@@ -26,13 +26,7 @@ final class StateWorker: @unchecked Sendable {
     init(core: ServiceCore, afterBatch: @escaping @Sendable (ServiceCore) -> Void) {
         self.core = core
         self.afterBatch = afterBatch
-        let thread = Thread { [self] in
-            nameThisThread("hush-state")
-            loop()
-        }
-        // Lua and SQLite recurse; the default secondary-thread stack is small.
-        thread.stackSize = 16 << 20
-        thread.start()
+        startThread(named: "hush-state") { [self] in loop() }
     }
 
     /// Runs `body` with the core on the worker thread, answered once its batch is committed.
