@@ -17,6 +17,26 @@ final class GroupAndCollapseTests: XCTestCase {
         XCTAssertNil(off.decide(note("chat", thread: "t1")).group)
     }
 
+    /// A week keeps every notification of a thread: they share the group's id instead of holding
+    /// one copy each (memory, issue 16). The text is the same either way.
+    func testAGroupsMembersShareOneCopyOfItsID() {
+        let h = PipelineHarness(Policy())
+        let thread = "a-thread-long-enough-to-live-on-the-heap"
+        for i in 0..<3 { h.decide(note("chat", id: "m\(i)", thread: thread, user: "u1")) }
+        let members = h.store.groupMembers(user: "u1", groupID: "chat/\(thread)")
+        XCTAssertEqual(members.count, 3)
+        func storage(_ s: String?) -> UnsafePointer<UInt8>? {
+            var s = s
+            return s?.withUTF8 { $0.baseAddress }
+        }
+        let first = storage(members[0].groupID)
+        XCTAssertNotNil(first)
+        for member in members {
+            XCTAssertEqual(member.groupID, "chat/\(thread)")
+            XCTAssertEqual(storage(member.groupID), first, "\(member.id) holds its own copy of the group's id")
+        }
+    }
+
     func testSummaryLineTable() {
         let categories = [
             "MESSAGE": CategorySettings(

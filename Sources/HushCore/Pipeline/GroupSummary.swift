@@ -81,6 +81,9 @@ package struct GroupDigest: Sendable, Hashable {
     package private(set) var pieces: [Piece] = []
     /// How many notifications were added.
     package private(set) var memberCount = 0
+    /// The group id its first member carries: the string a new member reuses, so a group's
+    /// members share one copy of their id in memory instead of one each.
+    package private(set) var memberGroupID: String?
 
     package init() {}
 
@@ -90,6 +93,7 @@ package struct GroupDigest: Sendable, Hashable {
 
     package mutating func add(_ n: StoredNotification) {
         memberCount += 1
+        if memberGroupID == nil { memberGroupID = n.groupID }
         let index: Int
         if let found = pieces.firstIndex(where: { $0.category == n.category }) {
             index = found

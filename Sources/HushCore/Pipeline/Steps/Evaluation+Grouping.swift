@@ -10,26 +10,29 @@ extension Evaluation {
     }
 
     mutating func group() throws {
-        let id = groupID
+        var id = groupID
         var count = 1
-        if let id {
+        if var groupID = id {
             let line: String?
             // A store that keeps digests gives the group's at once, when this notification is not
             // itself in the group already (replacing one in place).
             let key = envelope.collapseKey
             let existing = try deliveredEntry ?? state.delivered(user: envelope.user, app: envelope.app, id: key)
-            if existing?.groupID != id, let digest = try state.groupDigest(user: envelope.user, groupID: id) {
+            if existing?.groupID != groupID, let digest = try state.groupDigest(user: envelope.user, groupID: groupID) {
                 count = digest.memberCount + 1
                 line = GroupSummary.line(digest, categories: policy.categories, previewsHidden: previewsHidden)
+                groupID = Self.shared(groupID, digest.memberGroupID)
             } else {
-                let others = try state.groupMembers(user: envelope.user, groupID: id).filter {
+                let others = try state.groupMembers(user: envelope.user, groupID: groupID).filter {
                     $0.id != key || $0.app != envelope.app
                 }
                 count = others.count + 1
+                groupID = Self.shared(groupID, others.first?.groupID)
                 line = GroupSummary.line(others: others, categories: policy.categories, previewsHidden: previewsHidden)
             }
-            decision.group = Decision.Group(id: id, count: count, summary: line)
-            traceOnly("group", "group \(id) holds \(count)" + (line.map { ": \"\($0)\"" } ?? ""))
+            id = groupID
+            decision.group = Decision.Group(id: groupID, count: count, summary: line)
+            traceOnly("group", "group \(groupID) holds \(count)" + (line.map { ": \"\($0)\"" } ?? ""))
         } else {
             traceOnly("group", "grouping is off for \(settings.name)")
         }
@@ -40,5 +43,12 @@ extension Evaluation {
         if replacedQueued { changes.append(.dequeue(user: envelope.user, app: envelope.app, id: envelope.collapseKey)) }
         let delivered = stored(summaryAt: nil, groupID: id)
         changes.append(replacing == true ? .replace(delivered, queued: false) : .deliver(delivered))
+    }
+
+    /// The group's id as its members already carry it, when they do: equal text, one copy in
+    /// memory for the whole group (a week of a thread's notifications kept one each).
+    private static func shared(_ id: String, _ members: String?) -> String {
+        guard let members, members == id else { return id }
+        return members
     }
 }
