@@ -14,6 +14,17 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
     override func setUpWithError() throws { directory = try TemporaryDirectory() }
     override func tearDown() { directory.remove() }
 
+    /// A user's version is what tells one connection that another wrote them: the stamps one
+    /// connection writes never repeat, and two connections start from different places.
+    func testVersionStampsNeverRepeatAndDifferBetweenConnections() {
+        var first = VersionStamps()
+        var second = VersionStamps()
+        var seen = Set<UInt64>()
+        for _ in 0..<100_000 { XCTAssertTrue(seen.insert(first.next()).inserted) }
+        let theirs = (0..<1_000).map { _ in second.next() }
+        XCTAssertFalse(theirs.contains { seen.contains($0) })
+    }
+
     func testChangesByAnotherConnectionShowThroughTheCache() throws {
         let path = directory.path("state.sqlite")
         let reader = try SQLiteStateStore(path: path)

@@ -121,6 +121,12 @@ package struct StoredNotification: Sendable, Hashable {
                 expiration: expiration, summaryAt: summaryAt, sender: sender))
     }
 
+    /// Whether this is the notification `app` and `id` name. A store's scan of a list asks it of
+    /// every entry: compared here, in place, neither text is copied out (and retained) first.
+    package func hasKey(app: String, id: String) -> Bool {
+        storage.fields.id == id && storage.fields.app == app
+    }
+
     package static func == (a: StoredNotification, b: StoredNotification) -> Bool {
         a.storage === b.storage || a.storage.fields == b.storage.fields
     }
