@@ -35,11 +35,14 @@ extension SQLiteStateStore {
         // list, the file's rows and those written since, holds one older than the cutoff: a
         // week of notifications kept a week has none, and every prune scanned them all.
         let delivered = userCache.user(user)?.mayHaveDelivered(before: t) ?? true
+        // The same for arrivals, also keyed by (user, seq): skipped when none written is older.
+        let arrivals = userCache.user(user)?.mayHaveArrivals(before: t) ?? true
         // Before the change to memory: the arrivals not loaded yet are pruned when read.
         if isRecording { notePending(user, .prune(arrivals: t, interactions: cutoffs.interactions)) }
         noteWrite(user) { $0.prune(before: t) }
         try run(db) { db in
-            var cutoffs = [("arrivals", t), ("calls", t), ("interactions", cutoffs.interactions)]
+            var cutoffs = [("calls", t), ("interactions", cutoffs.interactions)]
+            if arrivals { cutoffs.insert(("arrivals", t), at: 0) }
             if delivered { cutoffs.insert(("delivered", t), at: 0) }
             for (table, cutoff) in cutoffs {
                 try Self.execute(

@@ -163,6 +163,11 @@ final class CachedUser {
     @exclusivity(unchecked) var arrivals: [StoredNotification]?
     /// The seq of the user's next arrival; nil: not read yet.
     @exclusivity(unchecked) var nextArrivalSeq: Int64?
+    /// No arrival of the user's, in the file or written since, is older than this (+infinity:
+    /// there are none); nil: not known. Known from the moment the file held none, lowered by each
+    /// arrival written, and a prune's cutoff after it: the arrivals' key is (user, seq), so a
+    /// prune that cannot skip them scans all the user's rows (every 1,000 notifications).
+    @exclusivity(unchecked) private(set) var arrivalsNotBefore: Double?
     @exclusivity(unchecked) var calls: [CallRecord]?
     /// nil: not read yet; `.some(nil)`: none.
     @exclusivity(unchecked) var manualFocus: ManualFocus??
@@ -199,9 +204,29 @@ final class CachedUser {
         queue!.remove(at: index)
     }
 
+    /// `nextArrivalSeq` as read from the file, where 1 says it holds none of the user's arrivals.
+    func readNextArrivalSeq(_ next: Int64) {
+        nextArrivalSeq = next
+        if next == 1 { arrivalsNotBefore = .infinity }
+    }
+
+    /// An arrival written (`arrivalsNotBefore`). A NaN date is stored as NULL, which no prune
+    /// deletes: `min` keeps the bound.
+    func noteArrival(_ n: StoredNotification) {
+        if let bound = arrivalsNotBefore { arrivalsNotBefore = min(bound, n.date) }
+    }
+
+    /// Whether a prune before `t` may find arrivals to forget.
+    func mayHaveArrivals(before t: Double) -> Bool {
+        guard let bound = arrivalsNotBefore else { return true }
+        return bound < t
+    }
+
     /// Forgets what `pruneUser` deletes from the file.
     func prune(before t: Double) {
         arrivals?.removeAll { $0.date < t }
+        // What the prune leaves is no older than `t` (and what is written after it lowers this).
+        if mayHaveArrivals(before: t) && arrivalsNotBefore != nil { arrivalsNotBefore = t }
         calls?.removeAll { $0.date < t }
         guard delivered != nil, delivered!.oldest < t else { return }
         var old: [Key] = []
@@ -436,11 +461,17 @@ extension SQLiteStateStore {
 
     func nextArrivalSeq(_ db: Database, _ user: String) throws -> Int64 {
         try withUser(db, user) { cached in
-            let seq =
-                try cached.nextArrivalSeq ?? fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1
+            try readNextArrivalSeq(db, user, into: cached)
+            let seq = cached.nextArrivalSeq!
             cached.nextArrivalSeq = seq + 1
             return seq
         }
+    }
+
+    /// The user's next arrival seq, read from the file unless known.
+    func readNextArrivalSeq(_ db: Database, _ user: String, into cached: CachedUser) throws {
+        guard cached.nextArrivalSeq == nil else { return }
+        cached.readNextArrivalSeq(try fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1)
     }
 
     func cachedArrivals(_ db: Database, _ user: String) throws -> [StoredNotification] {

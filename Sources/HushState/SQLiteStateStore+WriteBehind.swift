@@ -100,12 +100,7 @@ extension SQLiteStateStore {
     func loadEveryPart(_ db: Database, _ user: String) throws {
         _ = try cachedDelivered(db, user) { _ in () }
         _ = try cachedQueue(db, user)
-        try withUser(db, user) { cached in
-            if cached.nextArrivalSeq == nil {
-                cached.nextArrivalSeq =
-                    try fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1
-            }
-        }
+        try withUser(db, user) { cached in try readNextArrivalSeq(db, user, into: cached) }
         _ = try cachedCalls(db, user)
         _ = try cachedManualFocus(db, user)
         if retentionBook[user] == nil { retentionBook[user] = try loadRetention(db, user: user) }

@@ -178,7 +178,10 @@ public final class SQLiteStateStore: StateStore {
                 }
                 noteWrite(n.user) { cached in
                     cached.delivered?.deliver(n, seq: seq)
-                    if n.summaryAt == nil { cached.arrivals?.append(n.arrival) }
+                    if n.summaryAt == nil {
+                        cached.arrivals?.append(n.arrival)
+                        cached.noteArrival(n)
+                    }
                 }
             case .enqueue(let n):
                 try upsertQueued(n, in: db)
@@ -187,6 +190,7 @@ public final class SQLiteStateStore: StateStore {
                 noteWrite(n.user) { cached in
                     cached.enqueue(n)
                     cached.arrivals?.append(n.arrival)
+                    cached.noteArrival(n)
                 }
             case .replace(let n, let queued):
                 if queued {

@@ -69,6 +69,25 @@ final class SQLiteStateStoreRetentionTests: XCTestCase {
         XCTAssertFalse(try isDelivered(store, "older"))
     }
 
+    /// Arrivals are keyed by (user, seq) too: a prune skips them while nothing written is older
+    /// than its cutoff. One written late with an older date (out of order, or through the queue)
+    /// must still go at the next prune that reaches it.
+    func testAPruneThatSkipsTheArrivalsStillDeletesOneWrittenLateWithAnOlderDate() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path, retentionDays: 1, pruneEvery: 1)
+        // Read only at the end: another store opening the file makes this one read its users again.
+        try store.apply([.deliver(note("a", date: t0 + 1.0 * day))])  // cutoff t0: nothing older
+        try store.apply([.deliver(note("b", date: t0 + 1.2 * day))])  // cutoff t0 + 0.2 days
+        try store.apply([.enqueue(note("late", date: t0 + 0.5 * day, summaryAt: t0 + 3 * day))])
+        try store.apply([.deliver(note("early", date: t0 + 0.4 * day))])  // kept: after t0 + 0.2
+        XCTAssertEqual(try store.recent(user: "u", since: -.infinity).map(\.id), ["a", "b", "late", "early"])
+        try store.apply([.deliver(note("c", date: t0 + 1.45 * day))])  // "early" is behind t0 + 0.45
+        XCTAssertEqual(try store.recent(user: "u", since: -.infinity).map(\.id), ["a", "b", "late", "c"])
+        try store.apply([.deliver(note("d", date: t0 + 1.6 * day))])  // "late" is behind t0 + 0.6
+        let other = try SQLiteStateStore(path: path, retentionDays: 1)
+        XCTAssertEqual(try other.recent(user: "u", since: -.infinity).map(\.id), ["a", "b", "c", "d"])
+    }
+
     func testTheDefaultRetention() throws {
         let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
         XCTAssertEqual(store.retentionDays, 7)
