@@ -428,11 +428,16 @@ public final class InMemoryStateStore: StateStore {
 
 /// Items kept in arrival order, with their dates. While arrival order is also time order (the
 /// usual case), reading those since an instant and forgetting older ones are a binary search;
-/// otherwise a scan.
+/// otherwise a scan. A prune that finds nothing older than its cutoff (the usual case: a user is
+/// pruned every 1,000 notifications) returns at once, sorted or not.
 struct ArrivalList<Item> {
     private var items: [Item] = []
     private var dates: [Double] = []
     private var sorted = true
+    /// The earliest of `dates` (+infinity when empty). A service's dates go back a little when
+    /// requests reach the state thread out of the order their clocks were read in; once one
+    /// does, the list is a scan, and without this each prune copied it whole.
+    private var earliest = Double.infinity
 
     var isEmpty: Bool { items.isEmpty }
 
@@ -440,6 +445,7 @@ struct ArrivalList<Item> {
         if let last = dates.last, date < last { sorted = false }
         items.append(item)
         dates.append(date)
+        earliest = min(earliest, date)
     }
 
     /// Index of the first date at or after `t` (sorted only).
@@ -461,25 +467,30 @@ struct ArrivalList<Item> {
     }
 
     mutating func removeOlder(than t: Double) {
+        guard earliest < t else { return }
         if sorted {
             let k = firstIndex(atOrAfter: t)
             if k > 0 {
                 items.removeFirst(k)
                 dates.removeFirst(k)
             }
+            earliest = dates.first ?? .infinity
             return
         }
         var keptItems: [Item] = []
         var keptDates: [Double] = []
         var isSorted = true
+        var keptEarliest = Double.infinity
         for i in dates.indices where !(dates[i] < t) {
             if let last = keptDates.last, dates[i] < last { isSorted = false }
             keptItems.append(items[i])
             keptDates.append(dates[i])
+            keptEarliest = min(keptEarliest, dates[i])
         }
         items = keptItems
         dates = keptDates
         sorted = isSorted
+        earliest = keptEarliest
     }
 }
 

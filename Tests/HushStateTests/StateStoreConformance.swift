@@ -85,6 +85,9 @@ final class StateStoreConformanceTests: XCTestCase {
     func testAPruneForgetsWhatArrivedOlderThanWhatTheLastOneKept() throws {
         try forEachStore(checkAPruneForgetsWhatArrivedOlderThanWhatTheLastOneKept)
     }
+    func testArrivalsOutOfDateOrderArePrunedByDateAndKeepTheirOrder() throws {
+        try forEachStore(checkArrivalsOutOfDateOrderArePrunedByDateAndKeepTheirOrder)
+    }
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
@@ -434,6 +437,23 @@ final class StateStoreConformanceTests: XCTestCase {
         try store.prune(before: t0 + 1)
         XCTAssertEqual(try delivered(), ["c"])
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.id), ["c"])
+    }
+
+    /// Arrivals whose dates go back (a service's requests reach its state thread out of the order
+    /// their clocks were read in): a prune that finds nothing older keeps them all, in arrival
+    /// order, and one written later with an older date still goes at the next prune that reaches it.
+    private func checkArrivalsOutOfDateOrderArePrunedByDateAndKeepTheirOrder(_ store: any StateStore) throws {
+        try store.apply([.deliver(note("a", date: t0 + 10)), .deliver(note("b", date: t0))])
+        try store.apply([.deliver(note("c", date: t0 + 20))])
+        try store.prune(before: t0 - 5)
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["a", "b", "c"])
+        try store.apply([.deliver(note("d", date: t0 - 10)), .deliver(note("e", date: t0 + 30))])
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["a", "b", "c", "d", "e"])
+        try store.prune(before: t0 - 5)
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["a", "b", "c", "e"])
+        try store.prune(before: t0 + 5)
+        XCTAssertEqual(try store.recent(user: "u", since: 0).map(\.id), ["a", "c", "e"])
+        XCTAssertEqual(try store.recent(user: "u", since: t0 + 15).map(\.id), ["c", "e"])
     }
 
     // MARK: batches
