@@ -13,6 +13,10 @@ package struct Pipeline: Sendable {
         let peopleLists: [Directory.PeopleList]
         /// Per focus of the policy: the sentence saying it is on by its schedule.
         let scheduledWhy: [String]
+        /// Every focus's schedules with the focus's index, in the policy's order: which focus is
+        /// on by its schedule is asked of every notification, and plain values are read without
+        /// copying a focus (its arrays and strings retained and released) for each.
+        let schedules: [(focus: Int, schedule: Schedule)]
 
         init(policy: Policy) {
             self.policy = policy
@@ -28,6 +32,9 @@ package struct Pipeline: Sendable {
             self.defaultClock = defaultClock
             self.scheduledWhy = policy.focuses.enumerated().map {
                 FocusWhy.schedule($0).text(focus: $1, clock: defaultClock)
+            }
+            self.schedules = policy.focuses.indices.flatMap { index in
+                policy.focuses[index].schedules.map { (index, $0) }
             }
             self.wildcardApp = policy.appDefaults
             self.resolvedApps = policy.apps.reduce(into: [:]) { $0[$1.key] = policy.settings(for: $1.key) }
@@ -154,8 +161,9 @@ package struct Pipeline: Sendable {
                     storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until)
                 )
             }
-            for (index, focus) in storage.policy.focuses.enumerated() where focus.isScheduled(at: now, clock: clock) {
-                return (focus, .schedule(index))
+            // The first focus with a schedule that contains `now` (FocusSettings.isScheduled).
+            for (index, schedule) in storage.schedules where schedule.contains(now, clock: clock) {
+                return (storage.policy.focuses[index], .schedule(index))
             }
             return nil
         }

@@ -125,7 +125,16 @@ package struct RuleReport: Sendable {
     }
 
     /// The rule ran and returned nothing: no changes, no error, no notes.
-    package var isBlank: Bool { error == nil && changes == nil && notes.isEmpty }
+    package var isBlank: Bool { Self.isBlank(self) }
+
+    /// `isBlank` of a report read where it is (an array's buffer): as a getter on the element,
+    /// the report was copied whole (its strings retained and released) for every rule of every
+    /// notification.
+    /// (`changes == nil` took a copy of the changes too: a pattern does not.)
+    package static func isBlank(_ report: borrowing RuleReport) -> Bool {
+        guard report.error == nil, report.notes.isEmpty, case .none = report.changes else { return false }
+        return true
+    }
 }
 
 /// Runs a policy's rules. The policy layer implements it with Lua; tests may use plain closures.

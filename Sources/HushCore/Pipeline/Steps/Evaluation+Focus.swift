@@ -1,10 +1,13 @@
 /// Silenced by the focus in force, unless it breaks through (docs/reference.md, "Focus and breakthrough").
 extension Evaluation {
     mutating func applyFocus() throws {
-        guard let (focus, why) = activeFocus else {
+        // Moved out while this step runs, and back after: bound in place, the focus was copied.
+        guard let active = activeFocus.take() else {
             traceOnly("focus", "no focus is on")
             return
         }
+        defer { activeFocus = active }
+        let (focus, why) = active
         if subject.delivery == .silenced {
             decision.delivery = .silenced
             decision.breakthrough = nil

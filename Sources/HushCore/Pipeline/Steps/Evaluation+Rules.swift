@@ -14,7 +14,7 @@ extension Evaluation {
         var reasonsLeftOut = 0, errorsLeftOut = 0, reasonsGiven = 0
         for index in reports.indices {
             // Most reports are blank: looked at where they are, without a copy.
-            if trace == nil && reports.withUnsafeBufferPointer({ $0.baseAddress![index].isBlank }) { continue }
+            if trace == nil && reports.withUnsafeBufferPointer({ RuleReport.isBlank($0[index]) }) { continue }
             let report = reports[index]
             for line in report.notes {
                 traceOnly(
