@@ -233,6 +233,10 @@ public struct Envelope: Sendable, Hashable {
         get { storage.fields.communication }
         set { fields.communication = newValue }
     }
+    /// The communication's kind and sender, read where they are: the pipeline asks for them on
+    /// most notifications, and `communication` copies the whole of it (recipients and all).
+    package var communicationKind: Communication.Kind? { storage.fields.communication?.kind }
+    package var sender: Person? { storage.fields.communication?.sender }
     /// Attachment types: image, audio, video, file.
     public var attachments: [String] {
         get { storage.fields.attachments }

@@ -170,6 +170,6 @@ struct Evaluation {
             summaryArgument: envelope.summaryArgument, summaryArgumentCount: envelope.summaryArgumentCount,
             relevance: subject.relevance, hasMedia: envelope.hasMedia,
             expiration: envelope.expiration.map { $0 == 0 ? now : $0 }, summaryAt: summaryAt,
-            sender: envelope.communication?.sender?.handle)
+            sender: envelope.sender?.handle)
     }
 }

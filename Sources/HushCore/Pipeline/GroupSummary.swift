@@ -15,6 +15,13 @@ package enum GroupSummary {
         previewsHidden: Bool = false
     ) -> String? {
         guard !digest.pieces.isEmpty else { return nil }
+        if digest.pieces.count == 1 {
+            // One category (the usual group): the piece as it is, without the merging below.
+            let piece = digest.pieces[0]
+            var format = piece.category.flatMap { categories[$0]?.summaryFormat } ?? .defaultSummary
+            if previewsHidden && format.mentionsArguments { format = .defaultSummary }
+            return render(format, count: piece.count, arguments: piece.arguments)
+        }
         var pieces: [(format: PluralFormat, count: Int, arguments: [String])] = []
         for piece in digest.pieces {
             var format = piece.category.flatMap { categories[$0]?.summaryFormat } ?? .defaultSummary

@@ -5,7 +5,6 @@ extension Evaluation {
             traceOnly("announcement", "only alerts are announced")
             return
         }
-        let communication = envelope.communication
         let wanted: Bool
         switch context.audio {
         case .none:
@@ -26,7 +25,7 @@ extension Evaluation {
             } else if settings.announce == true {
                 wanted = true
             } else {
-                wanted = communication?.sender != nil || subject.level >= .timeSensitive
+                wanted = envelope.sender != nil || subject.level >= .timeSensitive
             }
         case .carplay:
             guard policy.announce.carplay else {
@@ -39,7 +38,7 @@ extension Evaluation {
             } else if let override = subject.announce {
                 wanted = override
             } else {
-                wanted = communication?.kind == .message && communication?.sender != nil
+                wanted = envelope.communicationKind == .message && envelope.sender != nil
             }
         }
         guard wanted else {

@@ -4,9 +4,7 @@ extension Evaluation {
     /// A call is remembered once: one that replaces an earlier call (the same collapse key) is an
     /// update of that call, not a second one, so it never counts as a repeated call.
     mutating func recordCall() throws {
-        guard let communication = envelope.communication, communication.kind == .call,
-            let caller = communication.sender
-        else { return }
+        guard envelope.communicationKind == .call, let caller = envelope.sender else { return }
         if try isReplacing() {
             traceOnly("calls", "updates the call \(envelope.collapseKey): not a second call")
             return

@@ -22,7 +22,7 @@ extension Evaluation {
             return
         }
         let directory = self.directory
-        let sender = envelope.communication?.sender.map { directory.resolve($0) }
+        let sender = envelope.sender.map { directory.resolve($0) }
         let filtered = filteredOut(focus)
         if let breakthrough = try focusBreakthrough(focus, sender: sender, filtered: filtered, why: &text) {
             decision.breakthrough = breakthrough
@@ -69,11 +69,11 @@ extension Evaluation {
             text += "; time-sensitive notifications are allowed"
             return .timeSensitive
         }
-        let communication = envelope.communication
+        let kind = envelope.communicationKind
         if focus.mode == .silence {
             let appListed = focus.apps.contains(envelope.app)
             let personListed = sender.map { isListed($0, focus) } ?? false
-            if let sender, communication?.kind == .call {
+            if let sender, kind == .call {
                 if try !appListed && callerPasses(sender, focus) {
                     text += "; calls from "
                     text += directory.displayName(of: sender)
@@ -102,7 +102,7 @@ extension Evaluation {
             text += " is not silenced"
             return .app
         }
-        if let sender, communication?.kind == .call {
+        if let sender, kind == .call {
             if try callerPasses(sender, focus) {
                 text += "; calls from "
                 text += directory.displayName(of: sender)
@@ -118,7 +118,7 @@ extension Evaluation {
                 return .repeatedCall
             }
         }
-        if let sender, communication?.kind == .message, let how = try allowedPerson(sender, focus) {
+        if let sender, kind == .message, let how = try allowedPerson(sender, focus) {
             text += "; "
             text += directory.displayName(of: sender)
             text +=
@@ -162,7 +162,7 @@ extension Evaluation {
             return
         }
         if let sender {
-            text += envelope.communication?.kind == .call ? "calls from " : "messages from "
+            text += envelope.communicationKind == .call ? "calls from " : "messages from "
             text += directory.displayName(of: sender)
             text += " are not allowed in Focus "
             text += focus.name

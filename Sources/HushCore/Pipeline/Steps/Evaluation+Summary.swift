@@ -30,7 +30,7 @@ extension Evaluation {
             }
             if envelope.isCommunicationFromSender {
                 decision.breakthrough = .communication
-                let who = envelope.communication?.kind == .call ? "a call" : "a message"
+                let who = envelope.communicationKind == .call ? "a call" : "a message"
                 note("summary", "\(who) from a person: passes the Scheduled Summary")
                 return false
             }
