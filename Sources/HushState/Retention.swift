@@ -54,16 +54,6 @@ struct RetentionPolicy: Sendable {
         return Cutoffs(notifications: entry.newest - seconds, interactions: entry.newest - interactionSeconds)
     }
 
-    /// Calls `body` with each user `changes` touch and the newest date among their changes,
-    /// for `noteApply`.
-    static func forEachUser(in changes: [StateChange], _ body: (_ user: String, _ newest: Double) throws -> Void)
-        rethrows
-    {
-        var touched = TouchedUsers()
-        for change in changes { touched.note(change) }
-        try touched.forEach(body)
-    }
-
     /// The users an apply touches, each with the newest date among its changes (-infinity when
     /// none has one, such as a dequeue: it still counts as an apply).
     struct TouchedUsers {
@@ -71,15 +61,9 @@ struct RetentionPolicy: Sendable {
         /// Only for the rare apply that touches several users.
         private var others: [String: Double] = [:]
 
-        mutating func note(_ change: StateChange) {
-            switch change {
-            case .deliver(let n), .enqueue(let n), .replace(let n, _): note(n.user, date: n.date)
-            case .recordCall(let call): note(call.user, date: call.date)
-            case .dequeue(let user, _, _), .withdraw(let user, _, _): note(user, date: -.infinity)
-            }
-        }
-
-        /// For a store that takes `changes` apart itself (a second `switch` over a change copies it).
+        /// Noted by the store as it takes the changes apart (a second `switch` over a change copies
+        /// it): a delivery, enqueue, replacement or call with its date, a dequeue or withdrawal with
+        /// -infinity.
         mutating func note(_ user: String, date: Double) {
             if let first, first.user != user {
                 others[user] = max(others[user] ?? -.infinity, date)

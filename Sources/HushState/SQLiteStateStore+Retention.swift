@@ -6,9 +6,9 @@ import HushCore
 extension SQLiteStateStore {
     /// After the changes of one apply, in its transaction: prunes the users it touched when due.
     /// Returns the updated bookkeeping, to keep once the transaction commits.
-    func pruneAutomatically(_ db: Database, after changes: [StateChange]) throws -> RetentionUpdates {
+    func pruneAutomatically(_ db: Database, touched: RetentionPolicy.TouchedUsers) throws -> RetentionUpdates {
         var updated = RetentionUpdates()
-        try RetentionPolicy.forEachUser(in: changes) { user, newest in
+        try touched.forEach { user, newest in
             var entry = try retentionBook[user] ?? loadRetention(db, user: user)
             if let cutoffs = retention.noteApply(&entry, newest: newest) {
                 try pruneUser(db, user: user, before: cutoffs)

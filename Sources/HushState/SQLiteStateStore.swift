@@ -167,9 +167,12 @@ public final class SQLiteStateStore: StateStore {
     func record(_ changes: [StateChange], in db: Database) throws -> RetentionUpdates {
         // What is cached must be the file's before this transaction changes it.
         try dropUsersOthersChanged(db)
+        // The users touched, noted as the changes are taken apart (a second pass copied each).
+        var touched = RetentionPolicy.TouchedUsers()
         for change in changes {
             switch change {
             case .deliver(let n):
+                touched.note(n.user, date: n.date)
                 let seq = try upsertDelivered(n, in: db)
                 // A notification delivered by its summary was counted when it arrived.
                 if n.summaryAt == nil {
@@ -184,6 +187,7 @@ public final class SQLiteStateStore: StateStore {
                     }
                 }
             case .enqueue(let n):
+                touched.note(n.user, date: n.date)
                 try upsertQueued(n, in: db)
                 try insertArrival(n, in: db)
                 if isRecording { notePending(n.user, .arrival(n.arrival)) }
@@ -193,6 +197,7 @@ public final class SQLiteStateStore: StateStore {
                     cached.noteArrival(n)
                 }
             case .replace(let n, let queued):
+                touched.note(n.user, date: n.date)
                 if queued {
                     try upsertQueued(n, in: db)
                     noteWrite(n.user) { $0.enqueue(n) }
@@ -201,9 +206,11 @@ public final class SQLiteStateStore: StateStore {
                     noteWrite(n.user) { $0.delivered?.deliver(n, seq: seq) }
                 }
             case .dequeue(let user, let app, let id):
+                touched.note(user, date: -.infinity)
                 try deleteKey(.deleteQueued, user, app, id, in: db)
                 noteWrite(user) { $0.dequeue(app: app, id: id) }
             case .withdraw(let user, let app, let id):
+                touched.note(user, date: -.infinity)
                 if let seq = try cachedDelivered(db, user, { $0.byKey[CachedUser.Key(app: app, id: id)]?.seq }) {
                     try execute(db, .deleteDelivered, .userSeq(user: user, seq: seq))
                 }
@@ -213,6 +220,7 @@ public final class SQLiteStateStore: StateStore {
                     cached.dequeue(app: app, id: id)
                 }
             case .recordCall(let call):
+                touched.note(call.user, date: call.date)
                 let arguments = [
                     call.user.databaseValue, call.date.databaseValue, call.app.databaseValue,
                     PersonJSON.encode(call.caller).databaseValue,
@@ -221,7 +229,7 @@ public final class SQLiteStateStore: StateStore {
                 noteWrite(call.user) { $0.calls?.append(call) }
             }
         }
-        return try pruneAutomatically(db, after: changes)
+        return try pruneAutomatically(db, touched: touched)
     }
 
     /// Writes `n`'s row where the user's cached list places it (the list is always read first).
