@@ -129,8 +129,7 @@ package struct RuleReport: Sendable {
 
     /// `isBlank` of a report read where it is (an array's buffer): as a getter on the element,
     /// the report was copied whole (its strings retained and released) for every rule of every
-    /// notification.
-    /// (`changes == nil` took a copy of the changes too: a pattern does not.)
+    /// notification, and `changes == nil` copied the changes too (a pattern does not).
     package static func isBlank(_ report: borrowing RuleReport) -> Bool {
         guard report.error == nil, report.notes.isEmpty, case .none = report.changes else { return false }
         return true
