@@ -48,21 +48,24 @@ package final class ServiceCore {
     let maxSessions: Int
     var logger: Logger { serverEngine.logger }
 
+    // What every notification reads and writes below is exempt from run-time exclusivity checks
+    // (a `swift_beginAccess` each, six a decision): a ServiceCore is used by one thread at a time.
+
     /// The session of the users without a policy of their own: one interpreter, in which each user
     /// has their own copy of the policy (made on their first notification).
-    private var serverSession: Session?
+    @exclusivity(unchecked) private var serverSession: Session?
     /// Users with their own policy: a session (an interpreter) each.
-    private var sessions: [String: (session: Session, lastUse: Int)] = [:]
+    @exclusivity(unchecked) private var sessions: [String: (session: Session, lastUse: Int)] = [:]
     private var uses = 0
     /// Users with their own policy, and its engine.
-    private var userEngines: [String: Engine] = [:]
+    @exclusivity(unchecked) private var userEngines: [String: Engine] = [:]
     /// Per user: how far events were worked out (kept in state only when the focus announced
     /// changes: working out again from an older instant announces nothing twice, since a change
     /// is announced only against the focus last announced, and a delivered summary is gone).
-    private var marks: [String: ScheduleMark] = [:]
+    @exclusivity(unchecked) private var marks: [String: ScheduleMark] = [:]
     /// The users whose mark changed in the batch in progress (see `inBatch`).
     private var marksTouched: Set<String> = []
-    private var due = DueQueue()
+    @exclusivity(unchecked) private var due = DueQueue()
     /// The text of each user's own policy that `userEngines` holds (a shared store: another
     /// instance may change it, see `refresh(_:)`).
     private var userPolicyTexts: [String: String?] = [:]
@@ -71,7 +74,7 @@ package final class ServiceCore {
     private var shared: Bool { store.isShared }
     private var generatedIDs = 0
     /// The share of time of users whose rules overran (one user's slow policy must not hold up others).
-    package var timeShares = TimeShares()
+    @exclusivity(unchecked) package var timeShares = TimeShares()
     private let runPrefix = String(UInt32.random(in: .min ... .max), radix: 16)
 
     /// - Parameters:
@@ -675,7 +678,8 @@ package final class ServiceCore {
     /// The user's session: the server's, or for a user with their own policy their own, made on
     /// first use (the least recently used is dropped beyond the bound).
     private func session(for user: String) throws -> Session {
-        guard userEngines[user] != nil else {
+        // (Most servers have no user with a policy of their own: no lookup then.)
+        guard !userEngines.isEmpty && userEngines[user] != nil else {
             if let serverSession { return serverSession }
             let session = try serverEngine.makeSession(storing: store)
             serverSession = session

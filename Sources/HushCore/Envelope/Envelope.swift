@@ -27,7 +27,6 @@ public struct Envelope: Sendable, Hashable {
         var idIsGenerated: Bool
         var collapseKey: String
         var withdraw: Bool
-        var date: Double?
         var user: String
         var headersSource: DeferredJSONObject
         var payloadSource: DeferredJSONObject
@@ -56,6 +55,12 @@ public struct Envelope: Sendable, Hashable {
 
     private var storage: Storage
 
+    /// Arrival time (UNIX seconds); nil when the envelope had none (the context's `now` is used).
+    /// Beside the fields, not among them: an evaluation sets it on envelopes without one, and the
+    /// service's envelopes are shared with the body they were read from, so setting it among the
+    /// fields copied them all.
+    public var date: Double?
+
     /// For writes: the fields of this envelope alone (copied first when another shares them).
     private var fields: Fields {
         get { storage.fields }
@@ -73,10 +78,11 @@ public struct Envelope: Sendable, Hashable {
         contentAvailable: Bool, mutableContent: Bool, targetContentID: String?, interruptionLevel: InterruptionLevel?,
         relevance: Double?, filterCriteria: String?, communication: Communication?, attachments: [String]
     ) {
+        self.date = date
         storage = Storage(
             Fields(
                 app: app, id: id, idIsGenerated: idIsGenerated, collapseKey: collapseKey, withdraw: withdraw,
-                date: date, user: user, headersSource: headersSource, payloadSource: payloadSource,
+                user: user, headersSource: headersSource, payloadSource: payloadSource,
                 hasAlertMember: hasAlertMember, pushType: pushType, priority: priority, expiration: expiration,
                 title: title, subtitle: subtitle, body: body, summaryArgument: summaryArgument,
                 summaryArgumentCount: summaryArgumentCount, badge: badge, sound: sound, threadID: threadID,
@@ -111,11 +117,6 @@ public struct Envelope: Sendable, Hashable {
     public var withdraw: Bool {
         get { storage.fields.withdraw }
         set { fields.withdraw = newValue }
-    }
-    /// Arrival time (UNIX seconds); nil when the envelope had none (the context's `now` is used).
-    public var date: Double? {
-        get { storage.fields.date }
-        set { fields.date = newValue }
     }
     /// Whose device (default `"default"`): state, focus and summaries are kept per user.
     public var user: String {
@@ -277,9 +278,12 @@ public struct Envelope: Sendable, Hashable {
 extension Envelope {
     /// Whether two envelopes hold the same fields.
     public static func == (a: Envelope, b: Envelope) -> Bool {
-        a.storage === b.storage || a.storage.fields == b.storage.fields
+        a.date == b.date && (a.storage === b.storage || a.storage.fields == b.storage.fields)
     }
 
     /// Hashes the fields, as `==` compares them.
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(date)
+        hasher.combine(storage.fields)
+    }
 }
