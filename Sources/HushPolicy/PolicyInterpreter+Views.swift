@@ -375,10 +375,21 @@ final class LazyJSON {
         // A Lua key is its bytes. Decoding would repair bytes that are not UTF-8 (into U+FFFD) and
         // String equality is canonical equivalence (U+212A KELVIN SIGN == "K"): either would find
         // a member the table it stands for does not have under this key, and hide the real one.
-        guard let name = String(validating: bytes, as: UTF8.self) else { return 0 }
-        // Still text: only this member is read from it.
-        let member = source.map { $0.member(exactly: bytes) } ?? Self.member(object, exactly: name)
-        guard let value = member, loadedKeys.insert(name).inserted else { return 0 }
+        // ASCII (nearly every key) is valid as it is: the general validation cost more than the
+        // lookup, and the name is made only when there is a member to hand out.
+        let isASCII = bytes.allSatisfy { $0 < 0x80 }
+        guard isASCII || String(validating: bytes, as: UTF8.self) != nil else { return 0 }
+        func name() -> String { String(decoding: bytes, as: UTF8.self) }
+        let value: JSONValue
+        if let source {
+            // Still text: only this member is read from it.
+            guard let member = source.member(exactly: bytes) else { return 0 }
+            value = member
+        } else {
+            guard let member = Self.member(object, exactly: name()) else { return 0 }
+            value = member
+        }
+        guard loadedKeys.insert(name()).inserted else { return 0 }
         return Self.push(L, value, depth: depth + 1, root: root ?? self) ? 1 : 0
     }
 
