@@ -1,13 +1,17 @@
 /// Silenced by the focus in force, unless it breaks through (docs/reference.md, "Focus and breakthrough").
 extension Evaluation {
     mutating func applyFocus() throws {
-        // Moved out while this step runs, and back after: bound in place, the focus was copied.
+        // Moved out while this step runs, and back after, and handed on as it is: bound in place,
+        // or taken apart, the focus was copied.
         guard let active = activeFocus.take() else {
             traceOnly("focus", "no focus is on")
             return
         }
         defer { activeFocus = active }
-        let (focus, why) = active
+        try apply(active.focus, why: active.why)
+    }
+
+    private mutating func apply(_ focus: FocusSettings, why: Pipeline.FocusWhy) throws {
         if subject.delivery == .silenced {
             decision.delivery = .silenced
             decision.breakthrough = nil
