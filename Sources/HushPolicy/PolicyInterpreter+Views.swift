@@ -375,7 +375,7 @@ final class LazyJSON {
         // A Lua key is its bytes. Decoding would repair bytes that are not UTF-8 (into U+FFFD) and
         // String equality is canonical equivalence (U+212A KELVIN SIGN == "K"): either would find
         // a member the table it stands for does not have under this key, and hide the real one.
-        // ASCII (nearly every key) is valid as it is: the general validation cost more than the
+        // ASCII (nearly every key) is valid as it is: the general validation cost as much as the
         // lookup, and the name is made only when there is a member to hand out.
         let isASCII = bytes.allSatisfy { $0 < 0x80 }
         guard isASCII || String(validating: bytes, as: UTF8.self) != nil else { return 0 }
