@@ -148,11 +148,16 @@ final class CachedUser {
     // Each part is read from the file when first asked for (nil: not yet), each by the read that
     // needs it, so a failed read names what it read.
     @exclusivity(unchecked) var delivered: Delivered?
-    /// In queue order (`seq`): a replaced notification keeps its place.
-    @exclusivity(unchecked) var queue: [StoredNotification]? {
+    /// In queue order (`seq`): a replaced notification keeps its place. Changed only by `load`,
+    /// `enqueue`, `dequeue` and `removeDue`, which keep `queuedKeys` with it.
+    @exclusivity(unchecked) private(set) var queue: [StoredNotification]? {
         // No `oldValue`: changed in place, as before, not copied.
         didSet { earliestSummary = nil }
     }
+    /// The keys in `queue`. Every evaluation asks whether its notification is queued, and it
+    /// nearly never is: a search of the queue (a scan, hundreds long under a Focus) cost about a
+    /// thousand instructions a notification.
+    @exclusivity(unchecked) private var queuedKeys: Set<Key> = []
     /// The earliest summary time in `queue` (`.some(nil)`: none); nil: not worked out since the
     /// queue last changed. Whether a summary is due is asked twice an evaluation, and the queue
     /// changes far less often.
@@ -190,18 +195,46 @@ final class CachedUser {
         return true
     }
 
-    static func index(in queue: [StoredNotification], app: String, id: String) -> Int? {
-        queue.firstIndex { $0.hasKey(app: app, id: id) }
+    /// The queue as read from the file.
+    func load(queue: [StoredNotification]) {
+        self.queue = queue
+        queuedKeys = Set(queue.lazy.map { Key(app: $0.app, id: $0.id) })
+    }
+
+    /// The queued notification of that key, if the queue is read and holds one.
+    func queued(app: String, id: String) -> StoredNotification? {
+        index(app: app, id: id).map { queue![$0] }
+    }
+
+    private func index(app: String, id: String) -> Int? {
+        guard let queue, !queue.isEmpty, queuedKeys.contains(Key(app: app, id: id)) else { return nil }
+        return queue.firstIndex { $0.hasKey(app: app, id: id) }
     }
 
     func enqueue(_ n: StoredNotification) {
         guard queue != nil else { return }
-        if let index = Self.index(in: queue!, app: n.app, id: n.id) { queue![index] = n } else { queue!.append(n) }
+        if let index = index(app: n.app, id: n.id) {
+            queue![index] = n
+        } else {
+            queue!.append(n)
+            queuedKeys.insert(Key(app: n.app, id: n.id))
+        }
     }
 
     func dequeue(app: String, id: String) {
-        guard queue != nil, let index = Self.index(in: queue!, app: app, id: id) else { return }
+        guard let index = index(app: app, id: id) else { return }
         queue!.remove(at: index)
+        queuedKeys.remove(Key(app: app, id: id))
+    }
+
+    /// Takes out what is due at `t` (`SummaryQueue.isDue`).
+    func removeDue(upTo t: Double) {
+        guard queue != nil else { return }
+        queue!.removeAll { n in
+            guard SummaryQueue.isDue(n, upTo: t) else { return false }
+            queuedKeys.remove(Key(app: n.app, id: n.id))
+            return true
+        }
     }
 
     /// `nextArrivalSeq` as read from the file, where 1 says it holds none of the user's arrivals.
@@ -428,14 +461,19 @@ extension SQLiteStateStore {
     }
 
     func cachedQueue(_ db: Database, _ user: String) throws -> [StoredNotification] {
+        try withQueue(db, user) { $0.queue! }
+    }
+
+    /// `body` of the user, with their queue read.
+    func withQueue<T>(_ db: Database, _ user: String, _ body: (CachedUser) -> T) throws -> T {
         try withUser(db, user) { cached in
-            if let queue = cached.queue { return queue }
-            let rows = try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue])
-            let queue = rows.map(\.notification)
-            cached.queue = queue
-            cached.nextQueueSeq = (rows.last?.seq ?? 0) + 1
-            cachedRows += rows.count
-            return queue
+            if cached.queue == nil {
+                let rows = try fetchAll(QueueRow.self, db, sql: Self.selectQueue, [user.databaseValue])
+                cached.load(queue: rows.map(\.notification))
+                cached.nextQueueSeq = (rows.last?.seq ?? 0) + 1
+                cachedRows += rows.count
+            }
+            return body(cached)
         }
     }
 

@@ -157,7 +157,7 @@ extension SQLiteStateStore {
         }
         for change in replayed.flatMap({ $0.rows[user]?.changes ?? [] }) + (pendingRows[user] ?? []) {
             switch change {
-            case .arrival(let n): arrivals.append(n)
+            case .arrival(let n): arrivals.append(n.arrival)
             case .prune(let t, _): arrivals.removeAll { $0.date < t }
             }
         }
@@ -208,7 +208,9 @@ struct PendingBatch {
 
 /// A recorded change to rows memory may not hold (`SQLiteStateStore.notePending`).
 enum PendingRowChange {
-    /// An arrival (as `StoredNotification.arrival`).
+    /// An arrival: the notification as delivered or queued, shared rather than copied. What the
+    /// file keeps of it (`StoredNotification.arrival`) is made when it is replayed, which is
+    /// rare (a user whose arrivals are read during the batch), where it was made for every one.
     case arrival(StoredNotification)
     /// Arrivals before the first date, interactions before the second, deleted.
     case prune(arrivals: Double, interactions: Double)

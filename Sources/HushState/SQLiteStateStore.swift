@@ -116,8 +116,7 @@ public final class SQLiteStateStore: StateStore {
 
     package func queued(user: String, app: String, id: String) throws -> StoredNotification? {
         try read("read a notification") { db in
-            let queue = try cachedQueue(db, user)
-            return CachedUser.index(in: queue, app: app, id: id).map { queue[$0] }
+            try withQueue(db, user) { $0.queued(app: app, id: id) }
         }
     }
 
@@ -177,7 +176,7 @@ public final class SQLiteStateStore: StateStore {
                 // A notification delivered by its summary was counted when it arrived.
                 if n.summaryAt == nil {
                     try insertArrival(n, in: db)
-                    if isRecording { notePending(n.user, .arrival(n.arrival)) }
+                    if isRecording { notePending(n.user, .arrival(n)) }
                 }
                 noteWrite(n.user) { cached in
                     cached.delivered?.deliver(n, seq: seq)
@@ -190,7 +189,7 @@ public final class SQLiteStateStore: StateStore {
                 touched.note(n.user, date: n.date)
                 try upsertQueued(n, in: db)
                 try insertArrival(n, in: db)
-                if isRecording { notePending(n.user, .arrival(n.arrival)) }
+                if isRecording { notePending(n.user, .arrival(n)) }
                 noteWrite(n.user) { cached in
                     cached.enqueue(n)
                     cached.arrivals?.append(n.arrival)
@@ -313,7 +312,7 @@ public final class SQLiteStateStore: StateStore {
     private func takeDue(user: String, upTo t: Double, in db: Database) throws -> [SummaryBatch] {
         let queue = try cachedQueue(db, user)
         for n in queue where SummaryQueue.isDue(n, upTo: t) { try deleteKey(.deleteQueued, user, n.app, n.id, in: db) }
-        noteWrite(user) { cached in cached.queue?.removeAll { SummaryQueue.isDue($0, upTo: t) } }
+        noteWrite(user) { cached in cached.removeDue(upTo: t) }
         return SummaryQueue.dueBatches(of: queue, user: user, upTo: t)
     }
 

@@ -68,6 +68,9 @@ final class StateStoreConformanceTests: XCTestCase {
     }
     func testGroupsAreKeptPerUserAndApp() throws { try forEachStore(checkGroupsAreKeptPerUserAndApp) }
     func testEnqueueReplaceAndDequeue() throws { try forEachStore(checkEnqueueReplaceAndDequeue) }
+    func testTheQueueIsAskedByKeyAfterEveryKindOfChange() throws {
+        try forEachStore(checkTheQueueIsAskedByKeyAfterEveryKindOfChange)
+    }
     func testQueuedNotificationsBySummaryThenDate() throws {
         try forEachStore(checkQueuedNotificationsBySummaryThenDate)
     }
@@ -191,6 +194,49 @@ final class StateStoreConformanceTests: XCTestCase {
         XCTAssertEqual(try store.queuedNotifications(user: "u"), [])
         // Dequeuing something absent is fine.
         try store.apply([.dequeue(user: "u", app: "com.example.chat", id: "nothing")])
+    }
+
+    /// Each way a notification leaves the queue, and comes back to it under the same key: the
+    /// SQLite store answers `queued` from a set of the queue's keys kept beside it.
+    private func checkTheQueueIsAskedByKeyAfterEveryKindOfChange(_ store: any StateStore) throws {
+        func queuedTitle(_ id: String, app: String = "com.example.chat") throws -> String? {
+            try store.queued(user: "u", app: app, id: id)?.title
+        }
+        let at = t0 + 3600
+        XCTAssertNil(try queuedTitle("a"), "nothing queued yet")
+        try store.apply([
+            .enqueue(note("a", date: t0, title: "a1", summaryAt: at)),
+            .enqueue(note("b", date: t0 + 1, title: "b1", summaryAt: at)),
+            .enqueue(note("a", app: "com.example.mail", date: t0 + 2, title: "mail a", summaryAt: at + 60)),
+        ])
+        XCTAssertEqual(try queuedTitle("a"), "a1")
+        XCTAssertEqual(try queuedTitle("a", app: "com.example.mail"), "mail a", "the same id in another app")
+        XCTAssertNil(try queuedTitle("c"))
+
+        // Replaced in the queue, then by a delivery (dequeued), then queued again.
+        try store.apply([.enqueue(note("a", date: t0 + 3, title: "a2", summaryAt: at))])
+        XCTAssertEqual(try queuedTitle("a"), "a2")
+        try store.apply([.dequeue(user: "u", app: "com.example.chat", id: "a"), .deliver(note("a", date: t0 + 4))])
+        XCTAssertNil(try queuedTitle("a"))
+        XCTAssertEqual(try queuedTitle("a", app: "com.example.mail"), "mail a", "only that app's is dequeued")
+        try store.apply([.enqueue(note("a", date: t0 + 5, title: "a3", summaryAt: at))])
+        XCTAssertEqual(try queuedTitle("a"), "a3")
+
+        // Withdrawn, then queued again.
+        try store.apply([.withdraw(user: "u", app: "com.example.chat", id: "b")])
+        XCTAssertNil(try queuedTitle("b"))
+        try store.apply([.enqueue(note("b", date: t0 + 6, title: "b2", summaryAt: at))])
+        XCTAssertEqual(try queuedTitle("b"), "b2")
+
+        // Taken by its summary (the one due later stays), then queued again.
+        let taken = try store.takeDueSummaries(user: "u", upTo: at).flatMap(\.notifications)
+        XCTAssertEqual(Set(taken.map(\.id)), ["a", "b"])
+        XCTAssertNil(try queuedTitle("a"))
+        XCTAssertNil(try queuedTitle("b"))
+        XCTAssertEqual(try queuedTitle("a", app: "com.example.mail"), "mail a", "not due yet")
+        try store.apply([.enqueue(note("a", date: at + 1, title: "a4", summaryAt: at + 7200))])
+        XCTAssertEqual(try queuedTitle("a"), "a4")
+        XCTAssertEqual(try store.queuedNotifications(user: "u").map(\.title), ["mail a", "a4"])
     }
 
     private func checkQueuedNotificationsBySummaryThenDate(_ store: any StateStore) throws {
