@@ -44,4 +44,4 @@ void hush_sandbox_free(hush_sandbox *S) {
 
 lua_State *hush_sandbox_state(hush_sandbox *S) { return S->L; }
 
-void hush_sandbox_set_limits(hush_sandbox *S, hush_limits limits) { S->limits = limits; }
+void hush_sandbox_set_limits(hush_sandbox *S, hush_limits limits) { hush__set_limits(S, limits); }

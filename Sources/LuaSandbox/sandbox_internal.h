@@ -79,6 +79,7 @@ void *hush__capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 // budget.c: the watchdog watches only registered sandboxes (from creation until freed).
 void hush__register_sandbox(hush_sandbox *S);
 void hush__unregister_sandbox(hush_sandbox *S);
+void hush__set_limits(hush_sandbox *S, hush_limits limits);
 
 // protected_calls.c: also used by the sandboxed pcall and xpcall, so they re-raise an overrun.
 int hush__note_memory_error(hush_sandbox *S, lua_State *L, int status, int index);
