@@ -81,7 +81,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Mustache", package: "swift-mustache"),
         ], swiftSettings: strictness),
-        .executableTarget(name: "HushCLI", dependencies: ["Hush", "HushServer",
+        // Process-wide SQLite settings the `hush` executable makes before opening a file (C: the
+        // setting is a variadic call).
+        .target(name: "SQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(name: "HushCLI", dependencies: ["Hush", "HushServer", "SQLiteSettings",
                                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                                         .product(name: "Logging", package: "swift-log")],
                           swiftSettings: strictness),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SQLiteSettings
 
 @main
 struct HushCommand: ParsableCommand {
@@ -23,6 +24,8 @@ struct HushCommand: ParsableCommand {
         // (SQLite reports it, nothing uncommitted is acknowledged) instead of killing the process.
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
+        // Before any state file is opened: SQLite takes its settings only until it starts.
+        _ = hush_sqlite_disable_memory_statistics()
         do {
             var command = try parseAsRoot()
             try command.run()
