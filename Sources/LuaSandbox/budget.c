@@ -46,8 +46,8 @@ static int64_t look_ahead(const hush_sandbox *S) {
 
 // Wakes when the earliest open window's grace ends, and no later than `look_ahead` from now. It
 // ticked every millisecond before: a thousand wake-ups a second with the default grace (2 ms),
-// each taking a core from the deciding or writing threads, and the same in an idle `hush serve`.
-// A window is now armed at its deadline rather than up to 1 ms after it.
+// each taking a core from `hush eval`'s deciding or writing thread. A window is now armed at its
+// deadline rather than up to 1 ms after it.
 static void *watchdog_main(void *unused) {
     (void)unused;
     pthread_mutex_lock(&registry_lock);
