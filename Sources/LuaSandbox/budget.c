@@ -3,7 +3,6 @@
 #include "sandbox_internal.h"
 
 #include <lauxlib.h>
-#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -20,6 +19,7 @@ static pthread_cond_t registry_cond = PTHREAD_COND_INITIALIZER;
 // The watchdog's timed sleep (on the monotonic clock, set up before the thread starts): signalled
 // when a sandbox joins or its limits change, as either may call for an earlier look.
 static pthread_cond_t watchdog_wake;
+static int watchdog_wake_made = 0;
 static hush_sandbox *registry_head = NULL;
 static int watchdog_started = 0;
 
@@ -75,12 +75,15 @@ static void *watchdog_main(void *unused) {
 
 void hush__register_sandbox(hush_sandbox *S) {
     pthread_mutex_lock(&registry_lock);
-    if (!watchdog_started) {
+    if (!watchdog_wake_made) {
         pthread_condattr_t clock;
         pthread_condattr_init(&clock);
         pthread_condattr_setclock(&clock, CLOCK_MONOTONIC);
         pthread_cond_init(&watchdog_wake, &clock);
         pthread_condattr_destroy(&clock);
+        watchdog_wake_made = 1;
+    }
+    if (!watchdog_started) {
         pthread_t thread;
         pthread_attr_t attr;
         pthread_attr_init(&attr);
