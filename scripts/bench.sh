@@ -10,6 +10,9 @@
 # Environment (all optional):
 #   EVALUATIONS=10000000   evaluations of the library's memory run (default 2000000)
 #   USERS=200 PER_USER=1000 the generated stream: users and notifications per user (200,000 lines)
+#   MIX_USERS=1000 MIX_PER_USER=200  a second stream of as many lines, spread over more users,
+#                          for figure (2) again (a state file's cost grows with the users a
+#                          batch touches); MIX_USERS=0: not measured
 #   RUNS=3                 runs of each `hush eval` and of the Python floor (the best counts)
 #   JOBS=N                 threads of the `hush eval --jobs N` figures (default: the cores)
 #   SERVE=1                the service figures (scripts/bench-service.sh, quick mode; default 1
@@ -30,6 +33,8 @@ cd "$(dirname "$0")/.."
 EVALUATIONS=${EVALUATIONS:-2000000}
 USERS=${USERS:-200}
 PER_USER=${PER_USER:-1000}
+MIX_USERS=${MIX_USERS:-1000}
+MIX_PER_USER=${MIX_PER_USER:-200}
 RUNS=${RUNS:-3}
 JOBS=${JOBS:-$(nproc)}
 SCRATCH=${HUSH_BENCH_SCRATCH:-.build}
@@ -78,6 +83,15 @@ if [ ! -s "$STREAM" ] || [ ! -s "$TABLES" ] || [ Benchmarks/generate.py -nt "$ST
   python3 Benchmarks/generate.py --users "$USERS" --per-user "$PER_USER" --out "$STREAM" --lua "$TABLES"
 fi
 LINES=$(wc -l <"$STREAM")
+MIX_STREAM="$DATA/stream-$MIX_USERS-$MIX_PER_USER.jsonl"
+if [ "$MIX_USERS" != 0 ]; then
+  if [ ! -s "$MIX_STREAM" ] || [ Benchmarks/generate.py -nt "$MIX_STREAM" ]; then
+    python3 Benchmarks/generate.py --users "$MIX_USERS" --per-user "$MIX_PER_USER" --out "$MIX_STREAM"
+  fi
+  MIX_LINES=$(wc -l <"$MIX_STREAM")
+else
+  MIX_LINES=0
+fi
 FIGURES="$DATA/figures.txt" # key=value: every measurement, for the table
 : >"$FIGURES"
 put() { echo "$1=$2" >>"$FIGURES"; }
@@ -131,6 +145,11 @@ echo "== (1) hush eval --ephemeral, one core, $LINES lines (best of $RUNS)" >&2
 measure eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$STREAM"
 echo "== (2) hush eval with a state file (a fresh SQLite file), one core (best of $RUNS)" >&2
 measure state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$STREAM"
+if [ "$MIX_USERS" != 0 ]; then
+  echo "== (2) again on $MIX_LINES lines of $MIX_USERS users: --ephemeral, then a state file (best of $RUNS)" >&2
+  measure mix_eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$MIX_STREAM"
+  measure mix_state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$MIX_STREAM"
+fi
 if [ "$HAS_JOBS" = 1 ]; then
   echo "== (3) hush eval --jobs $JOBS --ephemeral, then with a state file (best of $RUNS)" >&2
   measure jobs_eph "${EVAL[@]}" --jobs "$JOBS" --ephemeral "$STREAM"
@@ -191,7 +210,7 @@ DATE=$(date -u +"%Y-%m-%d %H:%M UTC")
 SWIFT=$(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')
 HEAD="Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: $LINES notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua; best of $RUNS runs."
 
-python3 - "$FIGURES" "$LINES" "$HEAD" "$INSTR" <<'EOF'
+python3 - "$FIGURES" "$LINES" "$HEAD" "$INSTR" "$MIX_USERS" "$MIX_LINES" <<'EOF'
 import math, os, sys
 fig = {}
 for l in open(sys.argv[1]):
@@ -227,6 +246,11 @@ s_w, s_c = rate("state")
 row(f"(2) hush eval with a state file (fresh SQLite){one}: lines/s, wall / CPU", f"{s_w:,.0f} / {s_c:,.0f}")
 row("(2) state file vs (1): time, wall clock", f"{g('state_wall') / g('eph_wall'):.2f}x", "<= 1.5x", g("state_wall") / g("eph_wall") <= 1.5)
 row("(2) state file vs (1): time, CPU", f"{g('state_cpu') / g('eph_cpu'):.2f}x", "", None)
+if have("mix_eph_wall", "mix_state_wall"):
+    mix = f"{int(sys.argv[6]):,} lines of {int(sys.argv[5]):,} users"
+    ratio = g("mix_state_wall") / g("mix_eph_wall")
+    row(f"(2) the same on {mix}: state file vs --ephemeral{one}, wall clock ({g('mix_state_wall'):.2f} s / {g('mix_eph_wall'):.2f} s)",
+        f"{ratio:.2f}x", "<= 1.5x", ratio <= 1.5)
 # (3) all cores
 if has_jobs:
     j_w, j_c = rate("jobs_eph")
@@ -280,15 +304,18 @@ for prefix, label in (("serve_", "state file (SQLite)"), ("serve_ephemeral_", "-
     v, _ = val("rss_mb", "{:.0f} MB")
     row(f"(6) for scale: hush serve, {label}, peak RSS after the wrk runs (all they decided, kept 7 days)", v)
 # (6) memory
-def rss(label, key):
+def rss(label, key, count=lines):
     if have(key):
-        row(f"(6) peak RSS, {label} ({lines:,} lines)", f"{g(key):.0f} MB", "< 200 MB", g(key) < 200)
+        row(f"(6) peak RSS, {label} ({count:,} lines)", f"{g(key):.0f} MB", "< 200 MB", g(key) < 200)
     else:
         row(f"(6) peak RSS, {label}", "n/a (no --jobs)", "< 200 MB")
 rss(f"hush eval --ephemeral{one}", "eph_rss_mb")
 rss(f"hush eval, state file{one}", "state_rss_mb")
 rss(f"hush eval --jobs {jobs} --ephemeral", "jobs_eph_rss_mb")
 rss(f"hush eval --jobs {jobs}, state file", "jobs_state_rss_mb")
+if have("mix_eph_rss_mb", "mix_state_rss_mb"):
+    rss(f"hush eval --ephemeral{one}, {int(sys.argv[5]):,} users", "mix_eph_rss_mb", int(sys.argv[6]))
+    rss(f"hush eval, state file{one}, {int(sys.argv[5]):,} users", "mix_state_rss_mb", int(sys.argv[6]))
 if g("library") == 1:
     rss("the library, one session, the stream read a chunk at a time (hush-benchmark --streaming)", "libstream_rss_mb")
     first, last = g("lib_memory_rss_after_first_week_mb"), g("lib_memory_rss_end_mb")
