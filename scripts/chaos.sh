@@ -4,8 +4,8 @@
 # recorded) and kills it with SIGKILL at KILLS random moments (0.5–3 s apart), restarting it each
 # time on the same file, its clock (--clock, --speed) going on where it was. Then it lets the
 # webhook catch up and checks, with sqlite3 on the file:
-#   - every decision answered 200 is in state (table `arrivals`: every arrival, delivered or
-#     queued; the retention, 7 days, is far longer than the run);
+#   - every decision answered 200 is in state (its arrival: a row of `arrivals`, or a delivered
+#     row that stands for it, schema v6; the retention, 7 days, is far longer than the run);
 #   - every event of the outbox (`events`) reached the receiver (counted by Idempotency-Key), and
 #     how many were delivered twice.
 # A duplicate is the event in flight at a kill: the receiver had answered 2xx but the server died
@@ -103,7 +103,8 @@ done
 kill -TERM "$server"; wait "$server" || true
 server=""
 
-sqlite3 "$state" "SELECT user || ' ' || app || ' ' || id FROM arrivals" | sort -u > "$dir/in-state.txt"
+sqlite3 "$state" "SELECT user || ' ' || app || ' ' || id FROM arrivals UNION ALL
+  SELECT user || ' ' || app || ' ' || id FROM delivered WHERE arrival_seq IS NOT NULL" | sort -u > "$dir/in-state.txt"
 cat "$dir"/acked-*.txt | cut -d' ' -f1-3 | sort -u > "$dir/acked.txt"
 acked=$(wc -l < "$dir/acked.txt")
 found=$(comm -12 "$dir/acked.txt" "$dir/in-state.txt" | wc -l)

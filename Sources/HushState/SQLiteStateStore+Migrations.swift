@@ -5,7 +5,7 @@ import GRDB
 /// `sqlite3` can tell which Hush wrote a file. Never edit a registered migration: add "vN+1".
 extension SQLiteStateStore {
     /// The newest schema this code knows.
-    static let schemaVersion = 5
+    static let schemaVersion = 6
 
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
@@ -28,6 +28,10 @@ extension SQLiteStateStore {
         migrator.registerMigration("v5") { db in
             try createSchemaV5(db)
             try db.execute(sql: "PRAGMA user_version = 5")
+        }
+        migrator.registerMigration("v6") { db in
+            try createSchemaV6(db)
+            try db.execute(sql: "PRAGMA user_version = 6")
         }
         return migrator
     }()
@@ -265,6 +269,16 @@ extension SQLiteStateStore {
                 ALTER TABLE delivered_v5 RENAME TO delivered;
                 \(stampEveryUser);
                 """)
+    }
+
+    /// A delivered row may stand for its notification's arrival too (`arrival_seq`: its place
+    /// among the user's arrivals), instead of a second row in `arrivals` with the same columns:
+    /// most notifications are delivered as they arrive, and each commit rewrote a page of both
+    /// tables for every user it touched. The arrival goes to `arrivals` when the row is replaced
+    /// or withdrawn (an arrival outlives its notification); both are pruned by the same date. The
+    /// rows already in `arrivals` stay as they are: a user's arrivals are both, in seq order.
+    private static func createSchemaV6(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE delivered ADD COLUMN arrival_seq INTEGER")
     }
 
     // The notification tables' columns from v4 on, after their key. Spelled out, like the tables:

@@ -202,6 +202,8 @@ enum HotStatement: Int, CaseIterable {
 enum HotValues: @unchecked Sendable {
     case none
     case notification(seq: Int64, StoredNotification, [NotificationColumn])
+    /// A delivered row: every column, and the arrival it stands for (schema v6), if any.
+    case delivered(seq: Int64, StoredNotification, arrivalSeq: Int64?)
     case key(user: String, app: String, id: String)
     case userVersion(user: String, version: Int64)
     /// A row of the delivered list (schema v5's key).
@@ -213,6 +215,10 @@ enum HotValues: @unchecked Sendable {
         case .notification(let seq, let n, let columns):
             p.integer(seq)
             p.notification(n, columns)
+        case .delivered(let seq, let n, let arrivalSeq):
+            p.integer(seq)
+            p.notification(n, NotificationColumn.every)
+            p.integer(arrivalSeq)
         case .key(let user, let app, let id):
             p.text(user)
             p.text(app)
@@ -268,6 +274,14 @@ struct Parameters {
     mutating func integer(_ value: Int64) {
         index += 1
         note(sqlite3_bind_int64(statement, index, value))
+    }
+
+    mutating func integer(_ value: Int64?) {
+        guard let value else {
+            index += 1
+            return note(sqlite3_bind_null(statement, index))
+        }
+        integer(value)
     }
 
     /// `n`'s values of `columns`, in that order.

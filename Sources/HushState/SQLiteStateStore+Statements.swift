@@ -15,11 +15,13 @@ extension SQLiteStateStore {
     // the user's list in memory (`CachedUser.Delivered.placement`). A notification keeps its
     // place in its group unless it changes group, and then joins the new one last (its row moves
     // to the user's next seq, above every other).
-    static let insertDelivered = "INSERT INTO delivered (seq, \(N.list)) VALUES (?, \(N.placeholders))"
+    // Each row also says which arrival it stands for, if any (`arrival_seq`, schema v6).
+    static let insertDelivered =
+        "INSERT INTO delivered (seq, \(N.list), arrival_seq) VALUES (?, \(N.placeholders), ?)"
     /// Replaced in place: the row keeps its seq.
     static let replaceDelivered = """
-        INSERT INTO delivered (seq, \(N.list)) VALUES (?, \(N.placeholders))
-        ON CONFLICT (user, seq) DO UPDATE SET \(N.updateFromExcluded)
+        INSERT INTO delivered (seq, \(N.list), arrival_seq) VALUES (?, \(N.placeholders), ?)
+        ON CONFLICT (user, seq) DO UPDATE SET \(N.updateFromExcluded), arrival_seq = excluded.arrival_seq
         """
     /// Replaced in place: it keeps its place (seq) in the queue.
     static let upsertQueued = """

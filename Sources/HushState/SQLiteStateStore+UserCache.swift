@@ -32,9 +32,13 @@ final class CachedUser {
         @exclusivity(unchecked) var n: StoredNotification
         /// Its row's place in the file (schema v5: the delivered list is keyed by (user, seq)).
         @exclusivity(unchecked) var seq: Int64
-        init(_ n: StoredNotification, seq: Int64) {
+        /// The arrival its row stands for (schema v6), if any: written to `arrivals` before the
+        /// row is replaced or deleted.
+        @exclusivity(unchecked) var arrivalSeq: Int64?
+        init(_ n: StoredNotification, seq: Int64, arrivalSeq: Int64?) {
             self.n = n
             self.seq = seq
+            self.arrivalSeq = arrivalSeq
         }
     }
 
@@ -67,6 +71,8 @@ final class CachedUser {
         var groups: [String: Group] = [:]
         /// The seq the next notification joining a group takes: above every other of the user's.
         var nextSeq: Int64 = 1
+        /// The highest arrival a row stood for when the list was read from the file (0: none).
+        var highestArrivalSeq: Int64 = 0
         /// No notification in the list is older than this (a lower bound, lowered by each
         /// delivery; exact after a prune): a prune with an earlier cutoff leaves the list, and the
         /// user's delivered rows in the file, alone instead of scanning them.
@@ -87,14 +93,17 @@ final class CachedUser {
 
         /// Delivers `n`: new, or replacing the notification of its key. `seq` (the user's next)
         /// is its row's when it is new or changes group; replaced in place, it keeps its own.
-        mutating func deliver(_ n: StoredNotification, seq: Int64) {
+        /// `arrivalSeq`: the arrival its row stands for, if any.
+        mutating func deliver(_ n: StoredNotification, seq: Int64, arrivalSeq: Int64?) {
             oldest = min(oldest, n.date)
             // One lookup: the new entry is put in the slot found for the key, not looked up again.
-            let (stored, isNew) = Self.entry(for: n, seq: seq, in: &byKey[Key(app: n.app, id: n.id)])
+            let (stored, isNew) = Self.entry(
+                for: n, seq: seq, arrivalSeq: arrivalSeq, in: &byKey[Key(app: n.app, id: n.id)])
             if !isNew {
                 // Replaced in place: its place in its group is its entry's.
                 let previousGroup = stored.n.groupID
                 stored.n = n
+                stored.arrivalSeq = arrivalSeq
                 if let group = previousGroup { groups[group]?.digest = nil }
                 guard previousGroup != n.groupID else { return }
                 stored.seq = seq
@@ -113,11 +122,11 @@ final class CachedUser {
         }
 
         /// The entry in `slot`, or a new one of `n` put there.
-        private static func entry(for n: StoredNotification, seq: Int64, in slot: inout Stored?) -> (
-            Stored, isNew: Bool
-        ) {
+        private static func entry(
+            for n: StoredNotification, seq: Int64, arrivalSeq: Int64?, in slot: inout Stored?
+        ) -> (Stored, isNew: Bool) {
             if let stored = slot { return (stored, false) }
-            let stored = Stored(n, seq: seq)
+            let stored = Stored(n, seq: seq, arrivalSeq: arrivalSeq)
             slot = stored
             return (stored, true)
         }
@@ -237,10 +246,12 @@ final class CachedUser {
         }
     }
 
-    /// `nextArrivalSeq` as read from the file, where 1 says it holds none of the user's arrivals.
-    func readNextArrivalSeq(_ next: Int64) {
-        nextArrivalSeq = next
-        if next == 1 { arrivalsNotBefore = .infinity }
+    /// `nextArrivalSeq` as read from the file: `nextInTable` from `arrivals`, where 1 says that
+    /// table holds none of the user's (a prune then has none to look for there until one is
+    /// written), and the highest seq a delivered row stands for.
+    func readNextArrivalSeq(_ nextInTable: Int64, highestDelivered: Int64) {
+        nextArrivalSeq = max(nextInTable, highestDelivered + 1)
+        if nextInTable == 1 { arrivalsNotBefore = .infinity }
     }
 
     /// An arrival written (`arrivalsNotBefore`). A NaN date is stored as NULL, which no prune
@@ -373,7 +384,14 @@ extension SQLiteStateStore {
         INSERT INTO user_versions (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version
         """
     static let selectUserDelivered = "SELECT \(DeliveredRow.selectList) FROM delivered WHERE user = ? ORDER BY seq"
-    static let selectUserArrivals = "SELECT \(ArrivalRow.selectList) FROM arrivals WHERE user = ? ORDER BY seq"
+    /// The user's arrivals: the rows of `arrivals`, and the delivered rows that stand for theirs
+    /// (schema v6), in seq order.
+    static let selectUserArrivals = """
+        SELECT \(ArrivalRow.selectList) FROM arrivals WHERE user = ?1
+        UNION ALL
+        SELECT \(NotificationColumn.arrivalList), arrival_seq FROM delivered WHERE user = ?1 AND arrival_seq IS NOT NULL
+        ORDER BY 7
+        """
     static let selectUserCalls = "SELECT \(CallRow.selectList) FROM calls WHERE user = ? ORDER BY seq"
 
     /// The user's cached state, loaded first when needed; `body` may change it (this store's own
@@ -450,8 +468,11 @@ extension SQLiteStateStore {
                 var delivered = CachedUser.Delivered()
                 let rows = try fetchAll(DeliveredRow.self, db, sql: Self.selectUserDelivered, [user.databaseValue])
                 for row in rows {
-                    delivered.deliver(row.notification, seq: row.seq)
+                    delivered.deliver(row.notification, seq: row.seq, arrivalSeq: row.arrivalSeq)
                     delivered.nextSeq = max(delivered.nextSeq, row.seq + 1)
+                    if let arrival = row.arrivalSeq {
+                        delivered.highestArrivalSeq = max(delivered.highestArrivalSeq, arrival)
+                    }
                 }
                 cachedRows += rows.count
                 cached.delivered = delivered
@@ -506,10 +527,13 @@ extension SQLiteStateStore {
         }
     }
 
-    /// The user's next arrival seq, read from the file unless known.
+    /// The user's next arrival seq, read from the file unless known: after those of `arrivals` and
+    /// of the delivered rows that stand for arrivals (read with the delivered list).
     func readNextArrivalSeq(_ db: Database, _ user: String, into cached: CachedUser) throws {
         guard cached.nextArrivalSeq == nil else { return }
-        cached.readNextArrivalSeq(try fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1)
+        let highestDelivered = try cachedDelivered(db, user) { $0.highestArrivalSeq }
+        let nextInTable = try fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1
+        cached.readNextArrivalSeq(nextInTable, highestDelivered: highestDelivered)
     }
 
     func cachedArrivals(_ db: Database, _ user: String) throws -> [StoredNotification] {

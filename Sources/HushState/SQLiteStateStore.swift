@@ -172,18 +172,14 @@ public final class SQLiteStateStore: StateStore {
             switch change {
             case .deliver(let n):
                 touched.note(n.user, date: n.date)
-                let seq = try upsertDelivered(n, in: db)
-                // A notification delivered by its summary was counted when it arrived.
-                if n.summaryAt == nil {
-                    try insertArrival(n, in: db)
-                    if isRecording { notePending(n.user, .arrival(n)) }
-                }
+                // A notification delivered by its summary was counted when it arrived; one
+                // delivered as it arrives is its arrival too: its row stands for it (schema v6).
+                let arrivalSeq = n.summaryAt == nil ? try nextArrivalSeq(db, n.user) : nil
+                let seq = try upsertDelivered(n, arrivalSeq: arrivalSeq, in: db)
+                if arrivalSeq != nil, isRecording { notePending(n.user, .arrival(n)) }
                 noteWrite(n.user) { cached in
-                    cached.delivered?.deliver(n, seq: seq)
-                    if n.summaryAt == nil {
-                        cached.arrivals?.append(n.arrival)
-                        cached.noteArrival(n)
-                    }
+                    cached.delivered?.deliver(n, seq: seq, arrivalSeq: arrivalSeq)
+                    if arrivalSeq != nil { cached.arrivals?.append(n.arrival) }
                 }
             case .enqueue(let n):
                 touched.note(n.user, date: n.date)
@@ -201,8 +197,8 @@ public final class SQLiteStateStore: StateStore {
                     try upsertQueued(n, in: db)
                     noteWrite(n.user) { $0.enqueue(n) }
                 } else {
-                    let seq = try upsertDelivered(n, in: db)
-                    noteWrite(n.user) { $0.delivered?.deliver(n, seq: seq) }
+                    let seq = try upsertDelivered(n, arrivalSeq: nil, in: db)
+                    noteWrite(n.user) { $0.delivered?.deliver(n, seq: seq, arrivalSeq: nil) }
                 }
             case .dequeue(let user, let app, let id):
                 touched.note(user, date: -.infinity)
@@ -211,6 +207,7 @@ public final class SQLiteStateStore: StateStore {
             case .withdraw(let user, let app, let id):
                 touched.note(user, date: -.infinity)
                 if let seq = try cachedDelivered(db, user, { $0.byKey[CachedUser.Key(app: app, id: id)]?.seq }) {
+                    try keepArrival(user: user, app: app, id: id, in: db)
                     try execute(db, .deleteDelivered, .userSeq(user: user, seq: seq))
                 }
                 try deleteKey(.deleteQueued, user, app, id, in: db)
@@ -233,19 +230,37 @@ public final class SQLiteStateStore: StateStore {
 
     /// Writes `n`'s row where the user's cached list places it (the list is always read first).
     /// Returns the seq taken, the user's next: the row's when `n` is new to the list or changes
-    /// group; replaced in place, it keeps its own.
-    private func upsertDelivered(_ n: StoredNotification, in db: Database) throws -> Int64 {
+    /// group; replaced in place, it keeps its own. `arrivalSeq`: the arrival the row stands for.
+    private func upsertDelivered(_ n: StoredNotification, arrivalSeq: Int64?, in db: Database) throws -> Int64 {
+        try keepArrival(user: n.user, app: n.app, id: n.id, in: db)
         switch try nextDeliveredPlacement(db, n) {
         case .new(let seq):
-            try execute(db, .insertDelivered, .notification(seq: seq, n, N.every))
+            try execute(db, .insertDelivered, .delivered(seq: seq, n, arrivalSeq: arrivalSeq))
             return seq
         case .inPlace(let seq):
-            try execute(db, .replaceDelivered, .notification(seq: seq, n, N.every))
+            try execute(db, .replaceDelivered, .delivered(seq: seq, n, arrivalSeq: arrivalSeq))
             return seq
         case .moved(let from, let to):
             try execute(db, .deleteDelivered, .userSeq(user: n.user, seq: from))
-            try execute(db, .insertDelivered, .notification(seq: to, n, N.every))
+            try execute(db, .insertDelivered, .delivered(seq: to, n, arrivalSeq: arrivalSeq))
             return to
+        }
+    }
+
+    /// Before the delivered row of that key is replaced or deleted: the arrival it stands for, if
+    /// any, is written to `arrivals` with its own seq (an arrival outlives its notification, and
+    /// keeps its place among the user's).
+    private func keepArrival(user: String, app: String, id: String, in db: Database) throws {
+        let key = CachedUser.Key(app: app, id: id)
+        let standing = try cachedDelivered(db, user) { delivered -> (StoredNotification, Int64)? in
+            guard let stored = delivered.byKey[key], let arrivalSeq = stored.arrivalSeq else { return nil }
+            return (stored.n, arrivalSeq)
+        }
+        guard let (n, arrivalSeq) = standing else { return }
+        try execute(db, .insertArrival, .notification(seq: arrivalSeq, n, N.arrivalColumns))
+        noteWrite(user) { cached in
+            cached.delivered?.byKey[key]?.arrivalSeq = nil
+            cached.noteArrival(n)
         }
     }
 
@@ -255,6 +270,7 @@ public final class SQLiteStateStore: StateStore {
         try execute(db, .upsertQueued, .notification(seq: seq, n, N.every))
     }
 
+    /// An arrival that no delivered row stands for (a notification queued for its summary).
     private func insertArrival(_ n: StoredNotification, in db: Database) throws {
         let seq = try nextArrivalSeq(db, n.user)
         try execute(db, .insertArrival, .notification(seq: seq, n, N.arrivalColumns))

@@ -82,12 +82,27 @@ extension StoredNotification {
 
 /// A row of `delivered`: a notification delivered and still kept. `seq` orders a group: kept when
 /// the notification is replaced in place, renewed (above every other of the user's) when it
-/// changes group.
-struct DeliveredRow: SequencedNotificationRow {
+/// changes group. `arrivalSeq` (schema v6): the row stands for the notification's arrival too, the
+/// user's arrival of that seq; nil when the arrival is in `arrivals` (or was a summary's).
+struct DeliveredRow: StateRecord {
     static let databaseTableName = "delivered"
+    static var selection: [any ColumnExpression] {
+        NotificationColumn.allCases as [any ColumnExpression] + [SequenceColumn.seq, ArrivalSeqColumn.arrivalSeq]
+    }
+
     var notification: StoredNotification
     var seq: Int64
+    var arrivalSeq: Int64?
+
+    init(columns c: inout ColumnReader<some ColumnSource>) throws {
+        notification = try StoredNotification(columns: &c)
+        seq = try c.requiredInteger(SequenceColumn.seq)
+        arrivalSeq = try c.integer(ArrivalSeqColumn.arrivalSeq)
+    }
 }
+
+/// The column schema v6 adds to `delivered`.
+enum ArrivalSeqColumn: String, ColumnExpression { case arrivalSeq = "arrival_seq" }
 
 /// A row that is a notification and its `seq`: `delivered` and `queue` have the same columns.
 protocol SequencedNotificationRow: StateRecord {

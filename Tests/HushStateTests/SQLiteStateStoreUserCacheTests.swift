@@ -102,7 +102,7 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
                 sql: """
                     CREATE TABLE block (x INTEGER REFERENCES parent(y) DEFERRABLE INITIALLY DEFERRED);
                     CREATE TABLE parent (y INTEGER PRIMARY KEY);
-                    CREATE TRIGGER fail AFTER INSERT ON arrivals WHEN new.id = 'phantom'
+                    CREATE TRIGGER fail AFTER INSERT ON delivered WHEN new.id = 'phantom'
                     BEGIN INSERT INTO block VALUES (1); END;
                     """)
         }
@@ -246,7 +246,7 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         }
         let store = try SQLiteStateStore(path: path)
         try store.dbQueue.read { db in
-            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 5)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 6)
             XCTAssertEqual(try rows(db), ["u 1 b g", "u 2 a g", "u 3 m -", "v 1 a g"])
             XCTAssertEqual(
                 try String.fetchAll(

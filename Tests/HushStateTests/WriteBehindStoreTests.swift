@@ -98,7 +98,7 @@ final class WriteBehindStoreTests: XCTestCase {
         try store.dbQueue.write { db in
             try db.execute(
                 sql: """
-                    CREATE TRIGGER fail AFTER INSERT ON arrivals WHEN new.id = 'bad'
+                    CREATE TRIGGER fail AFTER INSERT ON delivered WHEN new.id = 'bad'
                     BEGIN SELECT RAISE(ABORT, 'refused'); END;
                     """)
         }

@@ -294,7 +294,12 @@ final class ChaosTests: XCTestCase {
         XCTAssertEqual(firsts, firsts.sorted(), "first deliveries in seq order")
 
         // Every decision answered 200 is in state.
-        let arrived = Set(try sqlite(state, "SELECT user || ' ' || app || ' ' || id FROM arrivals"))
+        // An arrival is a row of `arrivals`, or a delivered row that stands for it (schema v6).
+        let arrived = Set(
+            try sqlite(
+                state,
+                "SELECT user || ' ' || app || ' ' || id FROM arrivals UNION ALL "
+                    + "SELECT user || ' ' || app || ' ' || id FROM delivered WHERE arrival_seq IS NOT NULL"))
         let answered = acknowledged.all
         let lost = answered.filter { !arrived.contains("\($0.user) \($0.app) \($0.id)") }
         XCTAssertTrue(lost.isEmpty, "acknowledged but not in state: \(lost.prefix(10))")
