@@ -470,20 +470,25 @@ extension SQLiteStateStore {
 
     func cachedDelivered<T>(_ db: Database, _ user: String, _ body: (inout CachedUser.Delivered) -> T) throws -> T {
         try withUser(db, user) { cached in
-            if cached.delivered == nil {
-                var delivered = CachedUser.Delivered()
-                let rows = try fetchAll(DeliveredRow.self, db, sql: Self.selectUserDelivered, [user.databaseValue])
-                for row in rows {
-                    delivered.deliver(row.notification, seq: row.seq, arrivalSeq: row.arrivalSeq)
-                    delivered.nextSeq = max(delivered.nextSeq, row.seq + 1)
-                    if let arrival = row.arrivalSeq {
-                        delivered.highestArrivalSeq = max(delivered.highestArrivalSeq, arrival)
-                    }
-                }
-                cachedRows += rows.count
-                cached.delivered = delivered
-            }
+            try loadDelivered(db, user, into: cached)
             return body(&cached.delivered!)
+        }
+    }
+
+    /// The user's delivered list, read from the file unless it is in memory already.
+    private func loadDelivered(_ db: Database, _ user: String, into cached: CachedUser) throws {
+        if cached.delivered == nil {
+            var delivered = CachedUser.Delivered()
+            let rows = try fetchAll(DeliveredRow.self, db, sql: Self.selectUserDelivered, [user.databaseValue])
+            for row in rows {
+                delivered.deliver(row.notification, seq: row.seq, arrivalSeq: row.arrivalSeq)
+                delivered.nextSeq = max(delivered.nextSeq, row.seq + 1)
+                if let arrival = row.arrivalSeq {
+                    delivered.highestArrivalSeq = max(delivered.highestArrivalSeq, arrival)
+                }
+            }
+            cachedRows += rows.count
+            cached.delivered = delivered
         }
     }
 
@@ -537,7 +542,8 @@ extension SQLiteStateStore {
     /// of the delivered rows that stand for arrivals (read with the delivered list).
     func readNextArrivalSeq(_ db: Database, _ user: String, into cached: CachedUser) throws {
         guard cached.nextArrivalSeq == nil else { return }
-        let highestDelivered = try cachedDelivered(db, user) { $0.highestArrivalSeq }
+        try loadDelivered(db, user, into: cached)
+        let highestDelivered = cached.delivered!.highestArrivalSeq
         let nextInTable = try fetchInteger(db, sql: Self.selectNextArrivalSeq, [user.databaseValue]) ?? 1
         cached.readNextArrivalSeq(nextInTable, highestDelivered: highestDelivered)
     }
