@@ -104,7 +104,8 @@ struct DeliveredRow: StateRecord {
 /// The column schema v6 adds to `delivered`.
 enum ArrivalSeqColumn: String, ColumnExpression { case arrivalSeq = "arrival_seq" }
 
-/// A row that is a notification and its `seq`: `delivered` and `queue` have the same columns.
+/// A row that is a notification and its `seq`: `queue`'s (`delivered` has the same columns and one
+/// more, `DeliveredRow`).
 protocol SequencedNotificationRow: StateRecord {
     var notification: StoredNotification { get }
     var seq: Int64 { get }
