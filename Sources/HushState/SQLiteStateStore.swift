@@ -232,8 +232,10 @@ public final class SQLiteStateStore: StateStore {
     /// Returns the seq taken, the user's next: the row's when `n` is new to the list or changes
     /// group; replaced in place, it keeps its own. `arrivalSeq`: the arrival the row stands for.
     private func upsertDelivered(_ n: StoredNotification, arrivalSeq: Int64?, in db: Database) throws -> Int64 {
-        try keepArrival(user: n.user, app: n.app, id: n.id, in: db)
-        switch try nextDeliveredPlacement(db, n) {
+        let placement = try nextDeliveredPlacement(db, n)
+        // A row about to be replaced first gives up the arrival it stands for (a new key has none).
+        if case .new = placement {} else { try keepArrival(user: n.user, app: n.app, id: n.id, in: db) }
+        switch placement {
         case .new(let seq):
             try execute(db, .insertDelivered, .delivered(seq: seq, n, arrivalSeq: arrivalSeq))
             return seq
