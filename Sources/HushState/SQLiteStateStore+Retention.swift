@@ -31,7 +31,7 @@ extension SQLiteStateStore {
     /// this process is pruned on its first apply.
     func pruneUser(_ db: Database, user: String, before cutoffs: RetentionPolicy.Cutoffs) throws {
         let t = cutoffs.notifications
-        // The user's delivered rows are scanned (their key is (user, seq)) only when the cached
+        // The user's delivered rows are read (through their (user, seq) key) only when the cached
         // list, the file's rows and those written since, holds one older than the cutoff: a
         // week of notifications kept a week has none, and every prune scanned them all.
         let delivered = userCache.user(user)?.mayHaveDelivered(before: t) ?? true

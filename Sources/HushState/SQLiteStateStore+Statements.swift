@@ -11,7 +11,7 @@ extension SQLiteStateStore {
     static let selectAnyDue = "SELECT EXISTS (SELECT 1 FROM queue WHERE user = ? AND summary_at <= ?)"
     static let selectQueue = "SELECT \(QueueRow.selectList) FROM queue WHERE user = ? ORDER BY seq"
 
-    // The delivered list is keyed by (user, seq) (schema v5): where a row goes is worked out from
+    // The delivered list is keyed by (user, seq) (schema v5; a unique index since v7): where a row goes is worked out from
     // the user's list in memory (`CachedUser.Delivered.placement`). A notification keeps its
     // place in its group unless it changes group, and then joins the new one last (its row moves
     // to the user's next seq, above every other).
@@ -33,7 +33,6 @@ extension SQLiteStateStore {
         """
     static let deleteDelivered = "DELETE FROM delivered WHERE user = ? AND seq = ?"
     static let deleteQueued = "DELETE FROM queue WHERE user = ? AND app = ? AND id = ?"
-    /// The seq a user's next arrival takes (the table's key is (user, seq): one step down it).
     // The rarer writes, as GRDB's records write them (a NULL seq: the table gives one), on cached
     // statements: a record's insert built its SQL and arguments each time, several times the cost.
     static let insertEvent = "INSERT INTO events (seq, user, at, kind, json) VALUES (NULL, ?, ?, ?, ?)"
@@ -46,5 +45,6 @@ extension SQLiteStateStore {
     static let selectEventsAfter = "SELECT \(EventRow.selectList) FROM events WHERE seq > ? ORDER BY seq LIMIT ?"
     static let selectUserEventsAfter =
         "SELECT \(EventRow.selectList) FROM events WHERE seq > ? AND user = ? ORDER BY seq LIMIT ?"
+    /// The seq a user's next arrival takes (one step down the (user, seq) index).
     static let selectNextArrivalSeq = "SELECT coalesce(max(seq), 0) + 1 FROM arrivals WHERE user = ?"
 }

@@ -170,7 +170,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
         XCTAssertEqual(try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, SQLiteStateStore.schemaVersion)
         XCTAssertEqual(
             try db.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") },
-            ["v1", "v2", "v3", "v4", "v5", "v6"])
+            ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
     }
 
     func testNewerUserVersionIsRefusedAndLeftAlone() throws {
@@ -183,7 +183,7 @@ final class SQLiteStateStoreFileTests: XCTestCase {
                 storeError(error),
                 .newerSchema(path: path, found: 99, supported: SQLiteStateStore.schemaVersion))
             XCTAssertEqual(
-                "\(error)", "state file \(path) was written by a newer Hush (schema 99); this Hush knows up to 6")
+                "\(error)", "state file \(path) was written by a newer Hush (schema 99); this Hush knows up to 7")
         }
         let db = try DatabaseQueue(path: path)
         XCTAssertEqual(try db.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 99)
@@ -193,9 +193,9 @@ final class SQLiteStateStoreFileTests: XCTestCase {
     func testUnknownMigrationIsRefused() throws {
         let path = directory.path("state.sqlite")
         _ = try SQLiteStateStore(path: path)
-        try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v7'), ('v8')") }
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v8'), ('v9')") }
         XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
-            XCTAssertEqual(storeError(error), .newerSchema(path: path, found: 8, supported: 6))
+            XCTAssertEqual(storeError(error), .newerSchema(path: path, found: 9, supported: 7))
         }
     }
 

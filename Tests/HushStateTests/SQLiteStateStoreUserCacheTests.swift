@@ -246,14 +246,15 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         }
         let store = try SQLiteStateStore(path: path)
         try store.dbQueue.read { db in
-            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 6)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), SQLiteStateStore.schemaVersion)
             XCTAssertEqual(try rows(db), ["u 1 b g", "u 2 a g", "u 3 m -", "v 1 a g"])
+            // (user, seq) is the key: the table's until v7, its unique index since.
             XCTAssertEqual(
                 try String.fetchAll(
                     db,
                     sql: """
                         SELECT name FROM pragma_index_info(
-                            (SELECT name FROM pragma_index_list('delivered') WHERE origin = 'pk'))
+                            (SELECT name FROM pragma_index_list('delivered') WHERE "unique" = 1))
                         """),
                 ["user", "seq"])
         }

@@ -370,10 +370,10 @@ final class SQLiteServiceStateTests: XCTestCase {
         let store = try SQLiteStateStore(path: path)
         XCTAssertEqual(try store.manualFocus(user: "old"), ManualFocus(name: "Sleep", since: t0))
         try store.dbQueue.read { db in
-            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 6)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 7)
             XCTAssertEqual(
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
-                ["v1", "v2", "v3", "v4", "v5", "v6"])
+                ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
             XCTAssertTrue(try tables(db).isSuperset(of: newTables))
             XCTAssertEqual(
                 try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('events') WHERE origin = 'c'"),
@@ -388,9 +388,9 @@ final class SQLiteServiceStateTests: XCTestCase {
 
         // Reopened: nothing more to migrate. Then marked by a newer Hush: refused, as before.
         XCTAssertEqual(try SQLiteStateStore(path: path).events(after: 0, user: nil, limit: 10).count, 1)
-        try DatabaseQueue(path: path).write { try $0.execute(sql: "PRAGMA user_version = 7") }
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "PRAGMA user_version = 8") }
         XCTAssertThrowsError(try SQLiteStateStore(path: path)) { error in
-            XCTAssertEqual(storeError(error), .newerSchema(path: path, found: 7, supported: 6))
+            XCTAssertEqual(storeError(error), .newerSchema(path: path, found: 8, supported: 7))
         }
     }
 
