@@ -5,8 +5,9 @@ package struct DeferredJSONObject: Sendable {
     private enum Storage: Sendable {
         case object(JSONObject)
         /// The text of one object whose keys all differ and have no escapes, read whole by a
-        /// `JSONCursor` (so the parser accepts it), and how many members it has.
-        case text([UInt8], count: Int)
+        /// `JSONCursor` (so the parser accepts it), and how many members it has. `othersFrom`:
+        /// where the members after an `aps` that comes first begin (0: read from the start).
+        case text([UInt8], count: Int, othersFrom: Int)
     }
 
     private var storage: Storage
@@ -16,16 +17,18 @@ package struct DeferredJSONObject: Sendable {
     }
 
     /// `text` is one JSON object that a `JSONCursor` read whole (`readObject`), with `count`
-    /// members, none of whose keys (at any depth) has an escape.
-    package init(checkedText text: [UInt8], count: Int) {
-        storage = .text(text, count: count)
+    /// members, none of whose keys (at any depth) has an escape. `afterFirstAPS`: when its first
+    /// member is `aps`, the offset just past that member's value, where a look-up of any other
+    /// member starts (a payload's `aps` comes first, and is most of it).
+    package init(checkedText text: [UInt8], count: Int, afterFirstAPS: Int = 0) {
+        storage = .text(text, count: count, othersFrom: afterFirstAPS)
     }
 
     /// The object, parsed from its text if it was kept as text.
     package var object: JSONObject {
         switch storage {
         case .object(let object): return object
-        case .text(let text, _):
+        case .text(let text, _, _):
             // The cursor read the text whole, so it parses; an empty object is only a guard.
             guard case .object(let object)? = try? JSONParser.parse(text) else { return JSONObject() }
             return object
@@ -36,7 +39,7 @@ package struct DeferredJSONObject: Sendable {
     package var count: Int {
         switch storage {
         case .object(let object): object.count
-        case .text(_, let count): count
+        case .text(_, let count, _): count
         }
     }
 
@@ -53,12 +56,18 @@ package struct DeferredJSONObject: Sendable {
         case .object(let object):
             for (name, value) in object where name.utf8.elementsEqual(key) { return value }
             return nil
-        case .text(let text, _):
+        case .text(let text, _, let othersFrom):
             return text.withUnsafeBytes { bytes -> JSONValue? in
                 var cursor = JSONCursor(bytes)
                 do {
-                    try cursor.beginObject()
                     var first = true
+                    // Keys all differ: a key other than `aps` is not the first member's.
+                    if othersFrom > 0 && !(key.count == 3 && key.elementsEqual("aps".utf8)) {
+                        cursor.move(to: othersFrom)
+                        first = false
+                    } else {
+                        try cursor.beginObject()
+                    }
                     while let name = try cursor.nextKey(&first) {
                         guard name.count == key.count, name.elementsEqual(key) else {
                             try cursor.skipValue()

@@ -64,6 +64,11 @@ package struct JSONCursor {
         return position == end
     }
 
+    /// Goes to `position`, a place this cursor's text was read past before (a member's end).
+    package mutating func move(to position: Int) {
+        self.position = position
+    }
+
     /// The bytes from `start` up to the position, copied.
     package func bytes(from start: Int) -> [UInt8] {
         Array(UnsafeBufferPointer(start: p + start, count: position &- start))

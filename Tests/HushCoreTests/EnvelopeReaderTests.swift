@@ -127,6 +127,29 @@ final class EnvelopeReaderTests: XCTestCase {
         XCTAssertFalse(check(Array(#"{"app":"a","payload":{},"date":"soon"}"#.utf8)))
     }
 
+    /// A look-up in the payload's text starts after `aps` when `aps` comes first (keys all
+    /// differ): every member, wherever `aps` is, and a missing one, read as the tree has them.
+    func testEveryMemberOfThePayloadIsFoundWhereverItsApsIs() throws {
+        let payloads = [
+            #"{"aps":{"alert":{"title":"T"},"badge":1},"show":"s1","amount":7}"#,
+            #"{ "aps" : {"alert":"hi"} , "show" : "s2" }"#,
+            #"{"show":"s3","aps":{"alert":"hi"},"amount":[1,{"x":2}]}"#,
+            #"{"show":"s4","amount":9,"aps":{"sound":"default"}}"#,
+            #"{"aps":{"badge":3}}"#,
+            #"{"show":"s5"}"#,
+        ]
+        for payload in payloads {
+            let line = Array(#"{"app":"a","id":"i","payload":\#(payload)}"#.utf8)
+            let envelope = try XCTUnwrap(line.withUnsafeBytes { Envelope.read(line: $0, fallbackID: { "" }) }, payload)
+            XCTAssertTrue(envelope.payloadSource.isText, payload)
+            guard case .object(let tree) = try JSONParser.parse(Array(payload.utf8)) else { return XCTFail(payload) }
+            for key in ["aps", "show", "amount", "missing", "ap", "apsx"] {
+                let found = Array(key.utf8).withUnsafeBytes { envelope.payloadSource.member(exactly: $0) }
+                XCTAssertEqual(found, tree[key], "\(key) in \(payload)")
+            }
+        }
+    }
+
     func testThePayloadIsKeptAsTextAndReadWhenAskedFor() throws {
         let line = Array(
             #"{"app":"a","id":"i","payload":{"aps":{"alert":"hi"},"amount":500,"deep":{"x":[1,2,{"y":null}]}}}"#.utf8)

@@ -54,8 +54,9 @@ extension Envelope {
             case 7 where key.equals("payload"):
                 try seen.insert(Members.payload)
                 let start = try cursor.valueStart()
-                let count = try aps.readPayload(&cursor)
-                payload = DeferredJSONObject(checkedText: cursor.bytes(from: start), count: count)
+                let (count, apsEnd) = try aps.readPayload(&cursor)
+                payload = DeferredJSONObject(
+                    checkedText: cursor.bytes(from: start), count: count, afterFirstAPS: apsEnd.map { $0 - start } ?? 0)
             case 7 where key.equals("headers"):
                 try seen.insert(Members.headers)
                 let start = try cursor.valueStart()
@@ -178,11 +179,20 @@ extension Envelope {
 extension Envelope.DecodedAPS {
     /// The payload object: `aps` is read, every other member only checked. Returns how many
     /// members it has (`readObject` leaves a payload with a member twice, `aps` or another, to the
-    /// parser).
-    mutating func readPayload(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) -> Int {
-        try cursor.readObject(maxMembers: 32) { key, cursor throws(JSONCursor.Unsure) in
-            if key.equals("aps") { try read(&cursor) } else { try cursor.skipValue() }
+    /// parser), and where `aps`'s value ends when it is the first member.
+    mutating func readPayload(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) -> (count: Int, apsEnd: Int?) {
+        var members = 0
+        var apsEnd: Int?
+        let count = try cursor.readObject(maxMembers: 32) { key, cursor throws(JSONCursor.Unsure) in
+            if key.equals("aps") {
+                try read(&cursor)
+                if members == 0 { apsEnd = cursor.position }
+            } else {
+                try cursor.skipValue()
+            }
+            members += 1
         }
+        return (count, apsEnd)
     }
 
     mutating func read(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) {
