@@ -92,7 +92,11 @@ extension SQLiteStateStore {
     }
 
     package func setScheduleMark(user: String, _ mark: ScheduleMark) throws {
-        try write("set a schedule mark") { db in try ScheduleMarkRow(user: user, mark: mark).upsert(db) }
+        // Recorded when writing behind: the service works a user's events out as it decides their
+        // notifications (a user's first one, or one after a summary's time).
+        try write("set a schedule mark") { db in
+            try run(db) { db in try ScheduleMarkRow(user: user, mark: mark).upsert(db) }
+        }
     }
 
     // MARK: - Users' own policies

@@ -405,11 +405,16 @@ extension SQLiteStateStore {
     func withUser<T>(_ db: Database, _ user: String, _ body: (CachedUser) throws -> T) throws -> T {
         try dropUsersOthersChanged(db)
         if let cached = userCache.user(user) { return try body(cached) }
-        // Not while writing behind: a user with a pending write must stay (`cacheIsFull`).
-        if cachedRows > UserCache.rowLimit && !isRecording {
-            // Bounded the simple way: start over when full.
-            cachedRows = 0
-            userCache.users.removeAll()
+        // Bounded the simple way: start over when full and a user not in it is needed. Not
+        // while writing behind, where a user with a pending write must stay: the caller starts
+        // it over between batches (`cacheIsFull`).
+        if cachedRows > cacheRowLimit {
+            if isRecording {
+                cacheWantsRestart = true
+            } else {
+                cachedRows = 0
+                userCache.users.removeAll()
+            }
         }
         let cached = try loadUser(db, user)
         userCache.users[user] = cached

@@ -39,6 +39,10 @@ public final class SQLiteStateStore: StateStore {
     /// Rows the user cache read or was written since it last started over (`UserCache.rowLimit`);
     /// kept apart from it, as it is counted while a user in it is being changed.
     @exclusivity(unchecked) var cachedRows = 0
+    /// A user was loaded while recording with the cache full (`cacheIsFull`).
+    @exclusivity(unchecked) var cacheWantsRestart = false
+    /// When the user cache is full (`UserCache.rowLimit`; tests set less).
+    var cacheRowLimit = UserCache.rowLimit
     /// The connection of the transaction in progress (a batch, or one write), while its closure
     /// runs: reads and writes made meanwhile (all of a batch's, a summary's `recording` closure)
     /// use it, as GRDB's accesses are not reentrant; writes become savepoints of it.
@@ -384,7 +388,9 @@ public final class SQLiteStateStore: StateStore {
     }
 
     private func runBatch<T>(_ body: () -> T) throws -> T {
-        if isWriting { return body() }
+        // Inside a batch, or a batch recorded for write-behind (the service's, whose requests each
+        // ask for a batch of their own): part of it.
+        if isWriting || isRecording { return body() }
         var result: T?
         var began = false
         do {

@@ -241,4 +241,37 @@ final class WriteBehindStoreTests: XCTestCase {
         store.forgetSpeculation(restoring: mark)
         XCTAssertEqual(store.retentionBook, before)
     }
+
+    /// The cache starts over, between batches, only once it is full AND a user not in it was
+    /// needed (as the ordinary way starts over): users whose rows alone fill it are not loaded
+    /// again before every batch.
+    func testAFullCacheStartsOverOnlyWhenAUserNotInItIsNeeded() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        store.cacheRowLimit = 20
+        let writer = try store.makeBackgroundWriter()
+        func batch(_ users: [String], _ round: Int) throws {
+            let log = store.recordingWrites {
+                for user in users {
+                    for i in 0..<10 { ok { try store.apply([.deliver(note("\(user)-\(round)-\(i)", user: user))]) } }
+                }
+            }
+            writer.submit(try XCTUnwrap(log))
+            guard case .committed = writer.wait() else { return XCTFail("round \(round) did not commit") }
+            store.batchCommitted()
+        }
+        try batch(["u", "v"], 1)
+        try batch(["u", "v"], 2)
+        XCTAssertGreaterThan(store.cachedRows, store.cacheRowLimit)
+        XCTAssertFalse(store.cacheIsFull, "every user needed is in memory")
+        try batch(["w"], 3)
+        XCTAssertTrue(store.cacheIsFull, "full, and a user not in memory was loaded")
+        store.restartCache()
+        XCTAssertFalse(store.cacheIsFull)
+        XCTAssertEqual(store.cachedRows, 0)
+        // Loaded again from the file, with what was written behind.
+        try batch(["u"], 4)
+        XCTAssertEqual(try store.recent(user: "u", since: 0).count, 30)
+        XCTAssertFalse(store.cacheIsFull)
+    }
 }
