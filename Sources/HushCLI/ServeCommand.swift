@@ -122,6 +122,8 @@ struct ServeCommand: ParsableCommand {
         configuration.maxEventClients = maxEventClients
         configuration.headerTimeout = headerTimeout
         configuration.idleTimeout = idleTimeout
+        // As `hush eval`: HUSH_WRITE_BEHIND=0 decides and commits each batch in turn.
+        configuration.writeBehind = ProcessInfo.processInfo.environment["HUSH_WRITE_BEHIND"] != "0"
         configuration.onListening = { host, port in
             // One line a script (or a test) can wait for: the address actually bound.
             Output.error("hush: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")

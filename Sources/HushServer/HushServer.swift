@@ -38,6 +38,9 @@ package struct ServerConfiguration: Sendable {
     package var headerTimeout: Int64 = 10
     /// How many `GET /v1/events` streams may be open at once; more are answered 503.
     package var maxEventClients = 256
+    /// On a SQLite file, whether notifications are decided while the batches before them commit
+    /// (`StateWorker`); false: each batch is decided and committed in turn (`HUSH_WRITE_BEHIND=0`).
+    package var writeBehind = true
     /// How often (real seconds) due events are looked for.
     package var tick = 0.05
     package var logger: Logger
@@ -60,7 +63,7 @@ package enum HushServer {
         let metrics = ServerMetrics()
         let feed = EventFeed()
         let published = PublishedEvents()
-        let worker = StateWorker(core: core) { core in
+        let worker = StateWorker(core: core, writeBehind: configuration.writeBehind) { core in
             published.publishNew(from: core, to: feed, metrics: metrics, logger: logger)
         }
         let clock = ServiceClock(start: configuration.clockStart, speed: configuration.speed)
@@ -148,7 +151,13 @@ struct Scheduler: Service {
                 }
                 let now = clock.now()
                 do {
-                    _ = try await worker.perform { core throws(ServiceCore.Refusal) in try core.advance(to: now) }
+                    // With nothing due, a tick does not hold up batches written behind. Something a
+                    // decision of the same batch made due waits for the next tick (which then
+                    // runs the ordinary way).
+                    _ = try await worker.perform(writesBehind: { core in !core.hasDueWork(at: now) }) {
+                        core throws(ServiceCore.Refusal) in
+                        core.isRecordingBatch ? 0 : try core.advance(to: now)
+                    }
                 } catch {
                     logger.error("due events could not be delivered; trying again", metadata: ["error": "\(error)"])
                 }

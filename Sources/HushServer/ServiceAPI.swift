@@ -115,7 +115,8 @@ struct ServiceAPI: Sendable {
         // Read here, on the request's thread: the state thread only decides.
         let prepared = try ServiceCore.prepare(body)
         let now = clock.now()
-        let output = try await worker.perform { core throws(ServiceCore.Refusal) in
+        let output = try await worker.perform(writesBehind: { _ in true }, lines: prepared.count) {
+            core throws(ServiceCore.Refusal) in
             try core.decide(prepared, jsonLines: jsonLines, explain: explain, now: now)
         }
         metrics.record(output.decided)

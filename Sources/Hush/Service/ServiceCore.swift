@@ -62,10 +62,12 @@ package final class ServiceCore {
     /// Per user: how far events were worked out (kept in state only when the focus announced
     /// changes: working out again from an older instant announces nothing twice, since a change
     /// is announced only against the focus last announced, and a delivered summary is gone).
-    @exclusivity(unchecked) private var marks: [String: ScheduleMark] = [:]
+    @exclusivity(unchecked) var marks: [String: ScheduleMark] = [:]
     /// The users whose mark changed in the batch in progress (see `inBatch`).
-    private var marksTouched: Set<String> = []
-    @exclusivity(unchecked) private var due = DueQueue()
+    var marksTouched: Set<String> = []
+    @exclusivity(unchecked) var due = DueQueue()
+    /// Writing behind (`ServiceCore+WriteBehind.swift`): the SQLite store and its writer.
+    var writeBehind: (store: SQLiteStateStore, writer: BackgroundWriter)?
     /// The text of each user's own policy that `userEngines` holds (a shared store: another
     /// instance may change it, see `refresh(_:)`).
     private var userPolicyTexts: [String: String?] = [:]
@@ -125,6 +127,12 @@ package final class ServiceCore {
     private let retentionSeconds: Double
     private var lastPrune = -Double.infinity
 
+    /// Whether `advance(to: now)` has anything to do: the hourly pruning, or a user due by `now`
+    /// (a shared store keeps who is due: always, then).
+    package func hasDueWork(at now: Double) -> Bool {
+        shared || now - lastPrune >= 3600 || due.hasDue(atOrBefore: now)
+    }
+
     /// Runs `body` as one batch of the store: what it writes is committed together. Returns
     /// false when the batch could not begin or commit (nothing of it is remembered).
     package func inBatch(_ body: () -> Void) -> Bool {
@@ -154,6 +162,8 @@ package final class ServiceCore {
         /// The lines kept as bytes, for those decoded on the state thread.
         fileprivate var lineBytes: [UInt8] = []
         fileprivate var documents: [(number: Int, source: BodyLine)] = []
+        /// How many notifications it holds (refused lines included).
+        package var count: Int { documents.count }
     }
 
     /// Reads `body` (one JSON object, possibly over several lines, or JSON Lines) into lines, and
@@ -781,6 +791,9 @@ struct DueQueue {
         if let current = instants[user], current <= at { return }
         schedule(user, at: at)
     }
+
+    /// Whether a user may be due at or before `t` (an entry replaced since may answer yes).
+    func hasDue(atOrBefore t: Double) -> Bool { heap.first.map { $0.at <= t } ?? false }
 
     /// Takes a user whose instant is at or before `t`.
     mutating func popDue(atOrBefore t: Double) -> String? {
