@@ -90,4 +90,74 @@ final class ServiceWriteBehindTests: XCTestCase {
         XCTAssertEqual(replaced, decisions.map { $0?["id"] as? String })
         XCTAssertEqual(again.stop(), 0, again.stderr)
     }
+
+    /// Four clients at once, each with users of its own, in batches large enough to be written
+    /// behind (so that batches are decided while others commit): each client's answers are what
+    /// `hush eval` prints for its lines, on a file of its own. The server's clock stands at the
+    /// week's start, so nothing falls due between requests by the wall clock.
+    func testClientsAtOnceGetWhatHushEvalPrintsForTheirLines() async throws {
+        let folder = try temporaryFolder("write-behind-clients")
+        let stream = folder.appendingPathComponent("week.jsonl").path
+        let generate = Process()
+        generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        generate.arguments = [
+            "python3", ServerProcess.root.appendingPathComponent("Benchmarks/generate.py").path, "--users", "12",
+            "--per-user", "150", "--seed", "3", "--out", stream,
+        ]
+        try generate.run()
+        generate.waitUntilExit()
+        XCTAssertEqual(generate.terminationStatus, 0)
+        let lines = try String(contentsOfFile: stream, encoding: .utf8).split(separator: "\n").map(String.init)
+        var groups = [[String]](repeating: [], count: 4)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let user = try XCTUnwrap(object?["user"] as? String)
+            groups[try XCTUnwrap(Int(user.dropFirst())) % 4].append(line)
+        }
+        XCTAssertEqual(groups.map(\.count), [450, 450, 450, 450])
+
+        let policy = ["--policy", "Benchmarks/standard.lua", "--context", "Benchmarks/context.json"]
+        let server = try ServerProcess(
+            policy + [
+                "--state", folder.appendingPathComponent("served.sqlite").path,
+                "--clock", "2024-11-25T00:00:00+01:00", "--speed", "0.000001",
+            ])
+        let base = server.base
+        let answered = try await withThrowingTaskGroup(of: (Int, [String]).self) { tasks in
+            for (g, group) in groups.enumerated() {
+                tasks.addTask {
+                    var answers: [String] = []
+                    for start in stride(from: 0, to: group.count, by: 300) {
+                        let answer = try await HTTP.send(
+                            .POST, base + "/v1/notifications",
+                            body: group[start..<min(start + 300, group.count)].joined(separator: "\n"),
+                            headers: [("Content-Type", "application/x-ndjson")])
+                        guard answer.status == 200 else { throw HTTPStatusError(status: answer.status) }
+                        answers += answer.lines
+                    }
+                    return (g, answers)
+                }
+            }
+            var all = [[String]](repeating: [], count: 4)
+            for try await (g, answers) in tasks { all[g] = answers }
+            return all
+        }
+        XCTAssertEqual(server.stop(), 0, server.stderr)
+
+        for (g, group) in groups.enumerated() {
+            let run = try HushCommandLine.run(
+                ["eval"] + policy + ["--state", folder.appendingPathComponent("reference-\(g).sqlite").path],
+                stdin: group.joined(separator: "\n") + "\n")
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let expected = run.stdout.split(separator: "\n").map(String.init)
+            XCTAssertEqual(answered[g].count, group.count)
+            if let i = answered[g].indices.first(where: { $0 >= expected.count || answered[g][$0] != expected[$0] }) {
+                XCTFail("client \(g), decision \(i + 1) differs from hush eval's:\n\(answered[g][i])")
+            }
+        }
+    }
+}
+
+private struct HTTPStatusError: Error {
+    var status: Int
 }
