@@ -171,7 +171,10 @@ struct ServiceAPI: Sendable {
             if let lastID {
                 after = lastID
             } else {
-                after = try await worker.perform { core throws(ServiceCore.Refusal) in try core.lastEventSeq() }
+                // Reads of the outbox (committed events only) may go with batches written behind.
+                after = try await worker.perform(writesBehind: { _ in true }) { core throws(ServiceCore.Refusal) in
+                    try core.lastEventSeq()
+                }
             }
             // Opens the stream at once (clients see the connection is up) and says how to reconnect.
             try await writer.write(ByteBuffer(string: "retry: 1000\n: hush events\n\n"))
@@ -182,7 +185,8 @@ struct ServiceAPI: Sendable {
                 while true {
                     if sendNow {
                         let from = after
-                        let events = try await worker.perform { core throws(ServiceCore.Refusal) in
+                        let events = try await worker.perform(writesBehind: { _ in true }) {
+                            core throws(ServiceCore.Refusal) in
                             try core.events(after: from, user: user, limit: 500)
                         }
                         if let last = events.last {

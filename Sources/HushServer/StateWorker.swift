@@ -159,14 +159,16 @@ final class StateWorker: @unchecked Sendable {
     /// Decides `batch` from memory and submits its writes (two batches in flight: the oldest is
     /// answered first); when it cannot be, it is decided the ordinary way.
     private func decideWritingBehind(_ batch: [Queued]) {
+        if core.cacheIsFull {
+            settleAll()
+            core.restartCache()
+        }
+        // After any settling above: a batch decided again there committed on the store's own
+        // connection, and the writer must not take the file's state with a log pending.
         if writerBehindTheFile {
             writerBehindTheFile = false
             core.resyncWriter()
             guard core.writesBehind else { return runOrdinary(batch) }
-        }
-        if core.cacheIsFull {
-            settleAll()
-            core.restartCache()
         }
         var answers: [Answer] = []
         answers.reserveCapacity(batch.count)
