@@ -36,6 +36,8 @@ final class StateWorker: @unchecked Sendable {
         var jobs: [Queued]
         var answers: [Answer]
         var speculation: ServiceCore.Speculation
+        /// How many notifications it decides.
+        var lines: Int
     }
 
     private let core: ServiceCore
@@ -151,10 +153,11 @@ final class StateWorker: @unchecked Sendable {
     /// nothing (a tick with nothing due, which then neither waits for the batches in flight nor
     /// takes a transaction of the store's own connection).
     private func writesBehind(_ batch: [Queued]) -> Bool {
-        let lines = batch.reduce(0) { $0 + $1.lines }
-        return lines == 0 || lines >= Self.fewestLinesWrittenBehind
-            || inFlight.contains { $0.jobs.contains { $0.lines > 0 } }
+        let lines = Self.lines(of: batch)
+        return lines == 0 || lines >= Self.fewestLinesWrittenBehind || inFlight.contains { $0.lines > 0 }
     }
+
+    private static func lines(of batch: [Queued]) -> Int { batch.reduce(0) { $0 + $1.lines } }
 
     /// Decides `batch` from memory and submits its writes (two batches in flight: the oldest is
     /// answered first); when it cannot be, it is decided the ordinary way.
@@ -188,7 +191,8 @@ final class StateWorker: @unchecked Sendable {
             return
         }
         core.submit(recorded)
-        inFlight.append(InFlight(jobs: batch, answers: answers, speculation: recorded.speculation))
+        inFlight.append(
+            InFlight(jobs: batch, answers: answers, speculation: recorded.speculation, lines: Self.lines(of: batch)))
     }
 
     /// Waits for every batch in flight, answering each as it commits; false when they were

@@ -63,9 +63,6 @@ extension ServiceCore {
     /// Whether a batch is being recorded now (a tick then leaves what fell due for the next).
     package var isRecordingBatch: Bool { writeBehind?.store.isRecording ?? false }
 
-    /// Batches submitted and not waited for.
-    package var batchesInFlight: Int { writeBehind?.writer.pendingCount ?? 0 }
-
     /// Whether the store's memory must start over before the next batch is recorded: the caller
     /// waits for the batches in flight, then calls `restartCache`.
     package var cacheIsFull: Bool { writeBehind?.store.cacheIsFull ?? false }
