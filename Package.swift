@@ -87,7 +87,12 @@ let package = Package(
         .executableTarget(name: "HushCLI", dependencies: ["Hush", "HushServer", "SQLiteSettings",
                                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                                         .product(name: "Logging", package: "swift-log")],
-                          swiftSettings: strictness),
+                          swiftSettings: strictness,
+                          // The executable's allocator (Debian's libmimalloc-dev): glibc's malloc
+                          // and free were 7% of `hush eval`'s time, more where threads pass objects
+                          // to each other (a state file: 18% less wall time). The library leaves
+                          // the allocator to the program that embeds it.
+                          linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]),
         // The README's embedding code, word for word, built and run by the tests.
         .executableTarget(name: "EmbeddingExample", dependencies: ["Hush"], path: "Examples/Embedding",
                           swiftSettings: strictness),

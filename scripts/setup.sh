@@ -4,6 +4,8 @@ set -euo pipefail
 need=()
 dpkg -s liblua5.4-dev >/dev/null 2>&1 || need+=(liblua5.4-dev)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+# The `hush` executable's allocator (Package.swift: HushCLI links mimalloc).
+dpkg -s libmimalloc-dev >/dev/null 2>&1 || need+=(libmimalloc-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # The README's service example calls `hush serve` with curl.
 command -v curl >/dev/null 2>&1 || need+=(curl)

@@ -10,6 +10,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(run.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, run.stdout)
     }
 
+    /// The executable allocates with mimalloc, not glibc's malloc (Package.swift): mimalloc says
+    /// so when asked to be verbose; glibc ignores the variable.
+    func testTheExecutableAllocatesWithMimalloc() throws {
+        #if os(Linux)
+            let run = try HushBinary.run(["--version"], environment: ["MIMALLOC_VERBOSE": "1"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertTrue(run.stderr.contains("mimalloc: process init"), run.stderr)
+        #else
+            throw XCTSkip("the executable links mimalloc on Linux only")
+        #endif
+    }
+
     func testABadTimeIsAUsageErrorNamingTheOption() throws {
         let cases: [([String], String)] = [
             (["status", "--ephemeral", "--now", "tomorrow"], "--now"),
