@@ -25,7 +25,7 @@
 # the same notifications (ANCHOR_ONLY=rules, less ANCHOR_ONLY=load), per notification.
 #
 # Environment (all optional):
-#   BIN=PATH          the hush binary (default: swift build -c release, .build/release/hush)
+#   BIN=PATH          the hush binary (default: swift build -c release --static-swift-stdlib, .build/release/hush)
 #   STREAM=FILE       JSON Lines to take the lines from (default: the benchmark stream, generated
 #                     as scripts/bench.sh does: Benchmarks/generate.py, 200 users x 1,000)
 #   LUA_TABLES=FILE   the same stream as Lua tables (generate.py --lua; default: next to the
@@ -57,7 +57,7 @@ need python3 "to attribute the counts (Benchmarks/instructions.py)"
 if [ -z "${BIN:-}" ]; then
   need swift "the Swift toolchain (or give BIN=path)"
   echo "== build (release)" >&2
-  swift build -c release >&2
+  swift build -c release --static-swift-stdlib >&2
   BIN=.build/release/hush
 fi
 [ -x "$BIN" ] || { echo "bench-instructions.sh: $BIN is not an executable" >&2; exit 2; }

@@ -44,7 +44,7 @@ if [ -n "${HUSH_BENCH_BIN:-}" ]; then
   BIN=$HUSH_BENCH_BIN
 else
   echo "== build (release)" >&2
-  swift build -c release --scratch-path "$SCRATCH" >&2
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" >&2
   BIN="$SCRATCH/release/hush"
 fi
 

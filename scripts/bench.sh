@@ -64,7 +64,7 @@ LIBRARY=${LIBRARY:-1}
 if [ -z "${BIN:-}" ]; then
   echo "== build (release): hush" >&2
   # shellcheck disable=SC2086
-  swift build -c release --scratch-path "$SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
   BIN="$SCRATCH/release/hush"
 fi
 if [ "$LIBRARY" = 1 ] && [ -z "${HARNESS:-}" ]; then
