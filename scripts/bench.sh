@@ -143,6 +143,12 @@ put jobs "$JOBS"
 
 echo "== (1) hush eval --ephemeral, one core, $LINES lines (best of $RUNS)" >&2
 measure eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$STREAM"
+# One core as the system gives it: `taskset -c 0`, with --jobs left to its default (the cores hush
+# may run on, so one thread here, as with --jobs 1).
+if command -v taskset >/dev/null 2>&1; then
+  echo "== (1) again as taskset -c 0 hush eval --ephemeral (--jobs by default; best of $RUNS)" >&2
+  measure eph_taskset taskset -c 0 "${EVAL[@]}" --ephemeral "$STREAM"
+fi
 echo "== (2) hush eval with a state file (a fresh SQLite file), one core (best of $RUNS)" >&2
 measure state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$STREAM"
 if [ "$MIX_USERS" != 0 ]; then
@@ -250,6 +256,10 @@ row(f"anchor: Python json.loads+json.dumps per line (Benchmarks/anchor_json.py):
 row(f"(1) hush eval --ephemeral{one}: lines/s, wall / CPU", f"{e_w:,.0f} / {e_c:,.0f}")
 row("(1) vs the Python floor, by CPU time", f"{e_c / py_c:.2f}x", ">= 2x", e_c / py_c >= 2)
 row("(1) vs the Python floor, by wall clock", f"{e_w / py_w:.2f}x", ">= 2x", e_w / py_w >= 2)
+if have("eph_taskset_wall"):
+    t_w, t_c = rate("eph_taskset")
+    row("(1) taskset -c 0 hush eval --ephemeral (default --jobs): lines/s, wall / CPU", f"{t_w:,.0f} / {t_c:,.0f}")
+    row("(1) taskset -c 0, default --jobs, vs the Python floor, by wall clock", f"{t_w / py_w:.2f}x", ">= 2x", t_w / py_w >= 2)
 # (2) a state file
 s_w, s_c = rate("state")
 row(f"(2) hush eval with a state file (fresh SQLite){one}: lines/s, wall / CPU", f"{s_w:,.0f} / {s_c:,.0f}")

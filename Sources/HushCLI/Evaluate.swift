@@ -31,7 +31,7 @@ struct Evaluate: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Threads deciding notifications (default: the machine's cores with --ephemeral, else 1; a SQLite file written behind is decided on one, with reading and committing on others); each user's are decided by one, and the output stays in input order.",
+            "Threads deciding notifications (default: the cores hush may run on with --ephemeral, else 1; a SQLite file written behind is decided on one, with reading and committing on others); each user's are decided by one, and the output stays in input order.",
             valueName: "n"))
     var jobs: Int?
 
@@ -60,7 +60,7 @@ struct Evaluate: ParsableCommand {
         // and writing threads take the other cores, and N deciding threads, committing in turn,
         // took 2.3 times as long on the benchmark week (docs/reference.md, "Several threads").
         let writesBehind = self.writesBehind
-        let jobs = writesBehind ? 1 : self.jobs ?? (state.ephemeral ? ProcessInfo.processInfo.activeProcessorCount : 1)
+        let jobs = writesBehind ? 1 : self.jobs ?? (state.ephemeral ? AvailableCores.count() : 1)
         if jobs > 1 {
             try ParallelEvaluate(engine: engine, context: context, state: state, explain: explain, jobs: jobs)
                 .run(input)

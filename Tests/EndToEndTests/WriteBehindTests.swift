@@ -251,17 +251,72 @@ final class WriteBehindTests: XCTestCase {
             run.send(Array(lines.prefix(5)))
             XCTAssertEqual(try run.read(lines: 5).count, 5)
             // Waiting for more input now, with every thread it runs started.
-            let tasks = "/proc/\(run.process.processIdentifier)/task"
-            let names = try FileManager.default.contentsOfDirectory(atPath: tasks).map {
-                try String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
+            let names = try threadNames(run.process)
             XCTAssertEqual(names.contains("hush-read"), writeBehind, "\(names)")
             XCTAssertEqual(names.filter { $0.hasPrefix("hush-eval-") }.count, writeBehind ? 0 : 2, "\(names)")
             run.send(Array(lines.dropFirst(5)))
             let rest = try run.finish()
             XCTAssertEqual(rest.count, lines.count - 5)
             XCTAssertEqual(run.process.terminationStatus, 1)  // the lines that are not JSON
+        }
+    }
+}
+
+/// `hush eval --ephemeral` without `--jobs` decides on as many threads as the cores it may run on:
+/// under `taskset -c 0`, one (no `hush-eval-N` thread), where Foundation's count of the machine's
+/// cores started two that took turns on the one core.
+final class DefaultJobsTests: XCTestCase {
+    private func threadNamesOfARun(launcher: [String]) throws -> [String] {
+        let lines = try String(
+            contentsOf: HushBinary.root.appendingPathComponent("examples/stream.jsonl"), encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        let run = try StagedRun(
+            ["eval", "--ephemeral", "--policy", "policies/work.lua", "--context", "examples/context.json"],
+            environment: [:], launcher: launcher)
+        run.send(Array(lines.prefix(3)))
+        XCTAssertEqual(try run.read(lines: 3).count, 3)
+        // Waiting for more input now, with every thread it runs started.
+        let names = try threadNames(run.process)
+        run.send(Array(lines.dropFirst(3)))
+        XCTAssertEqual(try run.finish().count, lines.count - 3)
+        return names
+    }
+
+    func testOneAllowedCoreDecidesOnOneThread() throws {
+        let taskset = "/usr/bin/taskset"
+        guard FileManager.default.isExecutableFile(atPath: taskset) else {
+            throw XCTSkip("taskset (util-linux) is not installed")
+        }
+        let names = try threadNamesOfARun(launcher: [taskset, "-c", "0"])
+        XCTAssertEqual(names.filter { $0.hasPrefix("hush-eval-") }.count, 0, "\(names)")
+        // The same run on the cores it may use (more than one here) decides on each of them.
+        let cores = AvailableCoresForTests.count
+        guard cores > 1 else { return }
+        // As many as it may use: fewer than its CPUs only under a CPU quota.
+        let all = try threadNamesOfARun(launcher: [])
+        XCTAssertTrue((2...cores).contains(all.filter { $0.hasPrefix("hush-eval-") }.count), "\(all)")
+    }
+}
+
+/// The names of a running process's threads, as the system shows them (`startThread(named:)`).
+private func threadNames(_ process: Process) throws -> [String] {
+    let tasks = "/proc/\(process.processIdentifier)/task"
+    return try FileManager.default.contentsOfDirectory(atPath: tasks).map {
+        try String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// The CPUs this test process may run on, read as `hush` reads them (`/proc/self/status`).
+private enum AvailableCoresForTests {
+    static var count: Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else {
+            return 1
+        }
+        return line.dropFirst("Cpus_allowed_list:".count).split(separator: ",").reduce(0) { sum, range in
+            let bounds = range.trimmingCharacters(in: .whitespaces).split(separator: "-").compactMap { Int($0) }
+            return sum + (bounds.count == 2 ? bounds[1] - bounds[0] + 1 : 1)
         }
     }
 }
@@ -273,9 +328,15 @@ private final class StagedRun {
     let output = Pipe()
     private var buffer = Data()
 
-    init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = HushBinary.executable
-        process.arguments = arguments
+    /// `launcher`: a program and its arguments that run `hush` (`taskset -c 0`).
+    init(_ arguments: [String], environment: [String: String], launcher: [String] = []) throws {
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [HushBinary.executable.path] + arguments
+        } else {
+            process.executableURL = HushBinary.executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = HushBinary.root
         var env = ProcessInfo.processInfo.environment
         env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-none").path
