@@ -114,12 +114,15 @@ let package = Package(
         // a webhook receiver of its own.
         .testTarget(name: "ServiceTests", dependencies: [
             "HushCLI",
+            // `EventLoopTaskExecutor`, tested on its own.
+            "HushServer",
             "PostgresTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ], swiftSettings: strictness),
     ],
     swiftLanguageModes: [.v6]
