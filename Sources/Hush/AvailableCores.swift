@@ -7,7 +7,9 @@ import Foundation
 /// started two deciding threads that took turns on it, 20% slower than one thread.
 package enum AvailableCores {
     package static func count() -> Int {
-        var cores = allowedCPUs() ?? ProcessInfo.processInfo.activeProcessorCount
+        let online = ProcessInfo.processInfo.activeProcessorCount
+        // The mask may name CPUs that are not online: never more than those.
+        var cores = min(allowedCPUs() ?? online, online)
         if let quota = quotaCores() { cores = min(cores, quota) }
         return max(1, cores)
     }
