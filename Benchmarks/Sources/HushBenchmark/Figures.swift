@@ -22,7 +22,7 @@ struct Figures {
         var rows: [(String, String, String)] = [
             ("policy load (Engine: read, validate, prepare)", f("load_engine_ms", "%.2f ms"), "< 5 ms"),
             ("session (its own interpreter)", f("load_session_ms", "%.2f ms"), ""),
-            ("one core: decisions/s (CPU time)", f("one_core_cpu_per_s"), ">= 1,000,000"),
+            ("one core: decisions/s (CPU time)", f("one_core_cpu_per_s"), ">= 500,000"),
             ("one core: decisions/s (wall clock)", f("one_core_wall_per_s"), ""),
             (
                 "one core: latency p50 / p99 / p99.9",
