@@ -13,6 +13,9 @@
 #   MIX_USERS=1000 MIX_PER_USER=200  a second stream of as many lines, spread over more users,
 #                          for figure (2) again (a state file's cost grows with the users a
 #                          batch touches); MIX_USERS=0: not measured
+#   MANY_USERS=20000 MANY_PER_USER=10  a third, of many users with few notifications each, for
+#                          figure (1) again (each user's first notification makes their copy of
+#                          the policy); MANY_USERS=0: not measured
 #   RUNS=3                 runs of each `hush eval` and of the Python floor (the best counts)
 #   JOBS=N                 threads of the `hush eval --jobs N` figures (default: the cores)
 #   SERVE=1                the service figures (scripts/bench-service.sh, quick mode; default 1
@@ -35,6 +38,8 @@ USERS=${USERS:-200}
 PER_USER=${PER_USER:-1000}
 MIX_USERS=${MIX_USERS:-1000}
 MIX_PER_USER=${MIX_PER_USER:-200}
+MANY_USERS=${MANY_USERS:-20000}
+MANY_PER_USER=${MANY_PER_USER:-10}
 RUNS=${RUNS:-3}
 JOBS=${JOBS:-$(nproc)}
 SCRATCH=${HUSH_BENCH_SCRATCH:-.build}
@@ -91,6 +96,15 @@ if [ "$MIX_USERS" != 0 ]; then
   MIX_LINES=$(wc -l <"$MIX_STREAM")
 else
   MIX_LINES=0
+fi
+MANY_STREAM="$DATA/stream-$MANY_USERS-$MANY_PER_USER.jsonl"
+if [ "$MANY_USERS" != 0 ]; then
+  if [ ! -s "$MANY_STREAM" ] || [ Benchmarks/generate.py -nt "$MANY_STREAM" ]; then
+    python3 Benchmarks/generate.py --users "$MANY_USERS" --per-user "$MANY_PER_USER" --out "$MANY_STREAM"
+  fi
+  MANY_LINES=$(wc -l <"$MANY_STREAM")
+else
+  MANY_LINES=0
 fi
 FIGURES="$DATA/figures.txt" # key=value: every measurement, for the table
 : >"$FIGURES"
@@ -164,6 +178,11 @@ fi
 
 echo "== anchor: python3 json.loads/json.dumps per line (best of $RUNS)" >&2
 measure py python3 Benchmarks/anchor_json.py "$STREAM"
+if [ "$MANY_USERS" != 0 ]; then
+  echo "== (1) again on $MANY_LINES lines of $MANY_USERS users: --ephemeral, then the Python floor (best of $RUNS)" >&2
+  measure many_eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$MANY_STREAM"
+  measure many_py python3 Benchmarks/anchor_json.py "$MANY_STREAM"
+fi
 
 if [ "$LIBRARY" = 1 ]; then
   echo "== (4) the library (Benchmarks/: hush-benchmark)" >&2
@@ -225,7 +244,7 @@ DATE=$(date -u +"%Y-%m-%d %H:%M UTC")
 SWIFT=$(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')
 HEAD="Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: $LINES notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua; best of $RUNS runs."
 
-python3 - "$FIGURES" "$LINES" "$HEAD" "$INSTR" "$MIX_USERS" "$MIX_LINES" <<'EOF'
+python3 - "$FIGURES" "$LINES" "$HEAD" "$INSTR" "$MIX_USERS" "$MIX_LINES" "$MANY_USERS" "$MANY_LINES" <<'EOF'
 import math, os, sys
 fig = {}
 for l in open(sys.argv[1]):
@@ -260,6 +279,13 @@ if have("eph_taskset_wall"):
     t_w, t_c = rate("eph_taskset")
     row("(1) taskset -c 0 hush eval --ephemeral (default --jobs): lines/s, wall / CPU", f"{t_w:,.0f} / {t_c:,.0f}")
     row("(1) taskset -c 0, default --jobs, vs the Python floor, by wall clock", f"{t_w / py_w:.2f}x", ">= 2x", t_w / py_w >= 2)
+if have("many_eph_wall", "many_py_wall"):
+    # Every user's first notification makes their copy of the policy (~0.1 ms); with more users
+    # than fit in half the interpreter's memory cap, copies are forgotten and made again.
+    many = f"{int(sys.argv[8]):,} lines of {int(sys.argv[7]):,} users"
+    ratio = g("many_py_wall") / g("many_eph_wall")
+    row(f"(1) the same on {many}: vs the Python floor on them, by wall clock ({g('many_eph_wall'):.2f} s / {g('many_py_wall'):.2f} s)",
+        f"{ratio:.2f}x", ">= 2x", ratio >= 2)
 # (2) a state file
 s_w, s_c = rate("state")
 row(f"(2) hush eval with a state file (fresh SQLite){one}: lines/s, wall / CPU", f"{s_w:,.0f} / {s_c:,.0f}")
@@ -341,6 +367,8 @@ rss(f"hush eval --jobs {jobs}, state file", "jobs_state_rss_mb")
 if have("mix_eph_rss_mb", "mix_state_rss_mb"):
     rss(f"hush eval --ephemeral{one}, {int(sys.argv[5]):,} users", "mix_eph_rss_mb", int(sys.argv[6]))
     rss(f"hush eval, state file{one}, {int(sys.argv[5]):,} users", "mix_state_rss_mb", int(sys.argv[6]))
+if have("many_eph_rss_mb"):
+    rss(f"hush eval --ephemeral{one}, {int(sys.argv[7]):,} users", "many_eph_rss_mb", int(sys.argv[8]))
 if g("library") == 1:
     rss("the library, one session, the stream read a chunk at a time (hush-benchmark --streaming)", "libstream_rss_mb")
     first, last = g("lib_memory_rss_after_first_week_mb"), g("lib_memory_rss_end_mb")
