@@ -26,9 +26,14 @@ enum Prelude {
           problems[#problems + 1] = { file = file, line = line, message = message }
         end
 
+        -- A copy takes only the rules: the other declarations were read and checked at load, and
+        -- recording them again cost a copy more than the policy's own code did.
+        local function ignored() end
+
         -- A declaration with a name and a settings table: app "x" { ... }
         local function named(kind, what)
           return function(name, extra)
+            if loading.copy then return ignored end
             local file, line = here()
             if type(name) == "table" and extra == nil then
               problem(file, line, kind .. " needs a name first: " .. kind .. " \"" .. what .. "\" { ... }")
@@ -52,6 +57,7 @@ enum Prelude {
         -- A declaration that takes a table directly: summary { ... }
         local function direct(kind)
           return function(body, ...)
+            if loading.copy then return end
             local file, line = here()
             if type(body) ~= "table" or select("#", ...) > 0 then
               problem(file, line, kind .. " expects a table of settings: " .. kind .. " { ... }, got " .. type(body))
@@ -71,6 +77,7 @@ enum Prelude {
         announce = direct("announce")
 
         function timezone(name, ...)
+          if loading.copy then return end
           local file, line = here()
           if type(name) ~= "string" or select("#", ...) > 0 then
             problem(file, line, "timezone expects an IANA name such as \"Europe/Berlin\", got " .. type(name))
