@@ -280,8 +280,8 @@ if have("eph_taskset_wall"):
     row("(1) taskset -c 0 hush eval --ephemeral (default --jobs): lines/s, wall / CPU", f"{t_w:,.0f} / {t_c:,.0f}")
     row("(1) taskset -c 0, default --jobs, vs the Python floor, by wall clock", f"{t_w / py_w:.2f}x", ">= 2x", t_w / py_w >= 2)
 if have("many_eph_wall", "many_py_wall"):
-    # Every user's first notification makes their copy of the policy (~0.1 ms); with more users
-    # than fit in half the interpreter's memory cap, copies are forgotten and made again.
+    # Every user's first notification makes their copy of the policy (~200,000 instructions);
+    # with more users than fit in half the interpreter's memory cap, copies are made again.
     many = f"{int(sys.argv[8]):,} lines of {int(sys.argv[7]):,} users"
     ratio = g("many_py_wall") / g("many_eph_wall")
     row(f"(1) the same on {many}: vs the Python floor on them, by wall clock ({g('many_eph_wall'):.2f} s / {g('many_py_wall'):.2f} s)",
