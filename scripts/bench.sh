@@ -88,24 +88,20 @@ if [ ! -s "$STREAM" ] || [ ! -s "$TABLES" ] || [ Benchmarks/generate.py -nt "$ST
   python3 Benchmarks/generate.py --users "$USERS" --per-user "$PER_USER" --out "$STREAM" --lua "$TABLES"
 fi
 LINES=$(wc -l <"$STREAM")
+# extra_stream USERS PER_USER: a further stream of as many users and notifications each (generated
+# when missing or older than the generator); prints its line count, 0 when USERS is 0.
+extra_stream() {
+  [ "$1" != 0 ] || { echo 0; return; }
+  local path="$DATA/stream-$1-$2.jsonl"
+  if [ ! -s "$path" ] || [ Benchmarks/generate.py -nt "$path" ]; then
+    python3 Benchmarks/generate.py --users "$1" --per-user "$2" --out "$path" >&2
+  fi
+  wc -l <"$path"
+}
 MIX_STREAM="$DATA/stream-$MIX_USERS-$MIX_PER_USER.jsonl"
-if [ "$MIX_USERS" != 0 ]; then
-  if [ ! -s "$MIX_STREAM" ] || [ Benchmarks/generate.py -nt "$MIX_STREAM" ]; then
-    python3 Benchmarks/generate.py --users "$MIX_USERS" --per-user "$MIX_PER_USER" --out "$MIX_STREAM"
-  fi
-  MIX_LINES=$(wc -l <"$MIX_STREAM")
-else
-  MIX_LINES=0
-fi
+MIX_LINES=$(extra_stream "$MIX_USERS" "$MIX_PER_USER")
 MANY_STREAM="$DATA/stream-$MANY_USERS-$MANY_PER_USER.jsonl"
-if [ "$MANY_USERS" != 0 ]; then
-  if [ ! -s "$MANY_STREAM" ] || [ Benchmarks/generate.py -nt "$MANY_STREAM" ]; then
-    python3 Benchmarks/generate.py --users "$MANY_USERS" --per-user "$MANY_PER_USER" --out "$MANY_STREAM"
-  fi
-  MANY_LINES=$(wc -l <"$MANY_STREAM")
-else
-  MANY_LINES=0
-fi
+MANY_LINES=$(extra_stream "$MANY_USERS" "$MANY_PER_USER")
 FIGURES="$DATA/figures.txt" # key=value: every measurement, for the table
 : >"$FIGURES"
 put() { echo "$1=$2" >>"$FIGURES"; }
