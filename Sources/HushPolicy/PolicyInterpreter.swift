@@ -27,8 +27,12 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     /// Per file: a function of `_ENV` running the file's code, compiled once for every later copy
     /// (nil before the second user; an entry is nil where the file must be compiled per copy).
     @exclusivity(unchecked) var fileFunctions: [Int32?]?
-    /// Copies kept at most; the least recently used go first (also when memory runs short).
-    package var maxInstances = 10_000
+    /// The globals a user's copy has: a registry reference to a table of their names, or
+    /// LUA_NOREF for all (nil before the second user).
+    @exclusivity(unchecked) var copiedGlobals: Int32?
+    /// Copies kept at most; the least recently used go first (also when memory runs short, which
+    /// usually comes first: half the default cap holds about 47,000 copies of a small policy).
+    package var maxInstances = 50_000
     /// The milliseconds the next evaluation's rules may take, when a service gives each user a
     /// share of its time (below the time limit, it lowers it for that evaluation; below
     /// `minimumTimeAllowance` the rules are not run). nil: the limits alone.

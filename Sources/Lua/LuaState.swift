@@ -265,8 +265,11 @@ package final class LuaState {
     }
 
     /// Pushes a copy of the globals for one user's copy of a policy (see
-    /// `hush_push_environment_copy`); false when the stack cannot grow (nothing pushed).
-    package func pushEnvironmentCopy() -> Bool { hush_push_environment_copy(sandbox) != 0 }
+    /// `hush_push_environment_copy`): all of them, or with `copying` (a registry reference to a
+    /// table), those it has as keys. False when the stack cannot grow (nothing pushed).
+    package func pushEnvironmentCopy(copying: Int32 = LUA_NOREF) -> Bool {
+        hush_push_environment_copy(sandbox, copying) != 0
+    }
 
     /// The globals `load` gives a chunk when none is passed: those of the code about to run
     /// (a registry reference; nil: the global table).

@@ -15,38 +15,62 @@ static int count_keys(lua_State *L, int index) {
     return n;
 }
 
-int hush_push_environment_copy(hush_sandbox *S) {
+/// Sets the copy's entry for the global whose key and value are on the top of the stack, and pops
+/// the value (the key stays, for lua_next).
+static void copy_global(lua_State *L, int globals, int copy) {
+    // key at -2, value at -1
+    if (lua_rawequal(L, -1, globals)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, copy); // _G is the copy itself
+    } else if (lua_type(L, -1) == LUA_TTABLE) {
+        // A library (string, table, math, utf8, hush): copied one level, so that writing
+        // `string.x` changes this copy only.
+        int library = lua_gettop(L);
+        lua_createtable(L, 0, count_keys(L, library));
+        lua_pushnil(L);
+        while (lua_next(L, library)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, library + 1);
+        }
+        lua_remove(L, library);
+    }
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, copy);
+}
+
+int hush_push_environment_copy(hush_sandbox *S, int named_ref) {
     lua_State *L = S->L;
-    if (!lua_checkstack(L, 8)) return 0;
+    if (!lua_checkstack(L, 10)) return 0;
     // A host push: it must not fail on the cap (the copy is counted all the same).
     int saved = S->enforce_memory;
     S->enforce_memory = 0;
     lua_pushglobaltable(L);
     int globals = lua_gettop(L);
-    lua_createtable(L, 0, count_keys(L, globals));
-    int copy = globals + 1;
-    lua_pushnil(L);
-    while (lua_next(L, globals)) {
-        // key at -2, value at -1
-        if (lua_rawequal(L, -1, globals)) {
+    if (named_ref == LUA_NOREF) {
+        lua_createtable(L, 0, count_keys(L, globals));
+        int copy = globals + 1;
+        lua_pushnil(L);
+        while (lua_next(L, globals)) copy_global(L, globals, copy);
+    } else {
+        // Only the globals the policy can name; their order in the copy is nobody's to see (the
+        // caller's promise: the policy cannot reach the copy as a table).
+        lua_rawgeti(L, LUA_REGISTRYINDEX, named_ref);
+        int named = globals + 1;
+        lua_createtable(L, 0, count_keys(L, named));
+        int copy = named + 1;
+        lua_pushnil(L);
+        while (lua_next(L, named)) {
             lua_pop(L, 1);
-            lua_pushvalue(L, copy); // _G is the copy itself
-        } else if (lua_type(L, -1) == LUA_TTABLE) {
-            // A library (string, table, math, utf8, hush): copied one level, so that writing
-            // `string.x` changes this copy only.
-            int library = lua_gettop(L);
-            lua_createtable(L, 0, count_keys(L, library));
-            lua_pushnil(L);
-            while (lua_next(L, library)) {
-                lua_pushvalue(L, -2);
-                lua_insert(L, -2);
-                lua_rawset(L, library + 1);
+            lua_pushvalue(L, -1);
+            if (lua_rawget(L, globals) == LUA_TNIL) {
+                lua_pop(L, 1);
+            } else {
+                copy_global(L, globals, copy);
             }
-            lua_remove(L, library);
         }
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, copy);
+        lua_remove(L, named);
     }
     lua_remove(L, globals);
     S->enforce_memory = saved;

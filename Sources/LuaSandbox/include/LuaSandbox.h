@@ -70,9 +70,11 @@ int hush_pcall(hush_sandbox *sandbox, int nargs, int nresults);
 int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const char *chunkname);
 
 /// Pushes a new environment for one user's copy of a policy: a copy of the global table in which
-/// every table (the libraries, `hush`) is copied one level and `_G` is the copy itself. Returns 0
-/// (nothing pushed) when the stack cannot grow.
-int hush_push_environment_copy(hush_sandbox *sandbox);
+/// every table (the libraries, `hush`) is copied one level and `_G` is the copy itself. With
+/// `named_ref` (a registry reference to a table, not LUA_NOREF), only the globals it has as keys
+/// are in the copy: for a policy whose code can name no others and cannot reach the copy as a
+/// table (the caller's to judge). Returns 0 (nothing pushed) when the stack cannot grow.
+int hush_push_environment_copy(hush_sandbox *sandbox, int named_ref);
 /// The environment (a registry reference) that `load` gives a chunk when none is passed: the
 /// globals of the code about to run. LUA_NOREF: the global table.
 void hush_sandbox_set_environment(hush_sandbox *sandbox, int ref);
