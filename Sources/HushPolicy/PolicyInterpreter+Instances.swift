@@ -23,6 +23,7 @@ extension PolicyInterpreter {
     /// a fresh copy of the globals (the copy made at load goes to the first user).
     func instance(for user: String) -> Result<PolicyInstance, InstanceFailure> {
         instanceUses += 1
+        if let sharedInstance { return .success(sharedInstance) }
         if let last = lastInstance, last.user == user {
             instances.values[last.index].lastUse = instanceUses
             return .success(instances.values[last.index])
@@ -41,6 +42,17 @@ extension PolicyInterpreter {
             switch makeInstance() {
             case .success(let instance): made = instance
             case .failure(let failure): return .failure(failure)
+            }
+            if !sharingDecided {
+                sharingDecided = true
+                if policyKeepsNothing(), copyHoldsNoState(made) {
+                    // Every user's copy would stay as this one is: one serves them all.
+                    for other in instances.values { release(other) }
+                    instances.removeAll()
+                    lastInstance = nil
+                    sharedInstance = made
+                    return .success(made)
+                }
             }
         }
         made.lastUse = instanceUses
@@ -119,6 +131,44 @@ extension PolicyInterpreter {
         return functions
     }
 
+    /// Whether no copy of the policy can ever differ from another, so that one may serve every
+    /// user: no function the files define writes an upvalue, a global, or a table it did not make
+    /// in the same call (read from their bytecode), and the files name none of the ways around
+    /// that check: `_G`, `_ENV` and `load` (any global, any code), `rawset`, `setmetatable` and
+    /// `table` (the sandbox functions that write tables), `random` (each copy's run of the files
+    /// would draw its own numbers). Each copy is then the state the files' top level left, for
+    /// good. Asked once, after the second copy was made: the files declared the same rules twice.
+    private func policyKeepsNothing() -> Bool {
+        guard names().isDisjoint(with: ["_G", "_ENV", "load", "rawset", "setmetatable", "table", "random"]),
+            let fileFunctions
+        else { return false }
+        for function in fileFunctions {
+            guard let function else { return false }
+            lua.pushReference(function)
+            defer { lua.pop() }
+            guard lua.functionsWithinKeepNothing(at: -1) else { return false }
+        }
+        return true
+    }
+
+    /// Whether what a copy's rules can reach (their upvalues, the copy's globals) holds no state a
+    /// call changes without writing it in Lua, which bytecode cannot show: a `string.gmatch`
+    /// iterator the files' top level made, say.
+    private func copyHoldsNoState(_ instance: PolicyInstance) -> Bool {
+        lua.pushReference(instance.environment)
+        for rule in instance.rules { lua.pushReference(rule) }
+        let count = Int32(instance.rules.count + 1)
+        defer { lua.pop(count) }
+        return lua.valuesHoldNoState(count: count)
+    }
+
+    private func names() -> Set<String> {
+        if let namesInFiles { return namesInFiles }
+        let named = Self.identifiers(in: sources)
+        namesInFiles = named
+        return named
+    }
+
     /// The globals a copy needs: those the policy's code can name. A name counts wherever its
     /// letters stand alone in a file (code, string or comment: more than the code can use, never
     /// less). The code reaches the copy as a table, and any global by a name made at run time,
@@ -127,7 +177,7 @@ extension PolicyInterpreter {
     /// tables: 709 bytes of memory where it took 4.8 KB (`PolicyCopyCostTests`).
     private func globalsToCopy() -> Int32 {
         if let copiedGlobals { return copiedGlobals }
-        let named = Self.identifiers(in: sources)
+        let named = names()
         var made = LUA_NOREF
         if named.isDisjoint(with: ["_G", "_ENV", "load"]) {
             let L = lua.L
@@ -277,5 +327,10 @@ extension PolicyInterpreter {
     }
 
     /// How many users have a copy of the policy now.
-    package var instanceCount: Int { instances.count + (unclaimedInstance == nil ? 0 : 1) }
+    package var instanceCount: Int {
+        instances.count + (unclaimedInstance == nil ? 0 : 1) + (sharedInstance == nil ? 0 : 1)
+    }
+
+    /// Whether one copy of the policy serves every user (it can keep nothing between calls).
+    package var sharesOneCopy: Bool { sharedInstance != nil }
 }

@@ -30,6 +30,12 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     /// The globals a user's copy has: a registry reference to a table of their names, or
     /// LUA_NOREF for all (nil before the second user).
     @exclusivity(unchecked) var copiedGlobals: Int32?
+    /// The names that stand in the policy's files (nil before the second user).
+    @exclusivity(unchecked) var namesInFiles: Set<String>?
+    /// The one copy every user's rules run in, when the policy can keep nothing between calls
+    /// (decided at the second user's first notification; see PolicyInterpreter+Instances.swift).
+    @exclusivity(unchecked) var sharedInstance: PolicyInstance?
+    @exclusivity(unchecked) var sharingDecided = false
     /// Copies kept at most; the least recently used go first (also when memory runs short, which
     /// usually comes first: half the default cap holds about 47,000 copies of a small policy).
     package var maxInstances = 50_000

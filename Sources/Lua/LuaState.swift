@@ -271,6 +271,18 @@ package final class LuaState {
         hush_push_environment_copy(sandbox, copying) != 0
     }
 
+    /// Whether no function defined inside the Lua function at `index` can keep anything between
+    /// calls (see `hush_functions_within_keep_nothing`).
+    package func functionsWithinKeepNothing(at index: Int32) -> Bool {
+        hush_functions_within_keep_nothing(L, index) != 0
+    }
+
+    /// Whether nothing reachable from the `count` values on the top of the stack holds state a call
+    /// changes without a Lua write (see `hush_values_hold_no_state`).
+    package func valuesHoldNoState(count: Int32) -> Bool {
+        hush_values_hold_no_state(L, -count, count) != 0
+    }
+
     /// The globals `load` gives a chunk when none is passed: those of the code about to run
     /// (a registry reference; nil: the global table).
     package func setEnvironment(_ reference: Int32?) {

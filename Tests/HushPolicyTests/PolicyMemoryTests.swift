@@ -103,6 +103,116 @@ final class PolicyMemoryTests: XCTestCase {
         }
     }
 
+    /// A policy whose functions write nothing but tables they just made runs in one copy for all.
+    func testAPolicyThatKeepsNothingSharesOneCopy() throws {
+        let policy = try load(
+            """
+            local followed = { ["Tech Talk"] = true, nested = { deep = "yes" } }
+            local function label(x) local t = { x = x } t.y = x or "none" return t end
+            rule("reads", function(n, ctx)
+              local parts = {}
+              for i = 1, 2 do local step = { i } step[2] = i parts[#parts + 1] = i end
+              local made = label(n.body)
+              local result = { level = "passive", reason = (n.body or "none") .. " " .. #parts .. " "
+                .. tostring(followed["Tech Talk"]) .. " " .. followed.nested.deep .. " " .. made.y }
+              result.relevance = n.body and 0.5 or 0.1
+              -- arithmetic on a register below a fresh one's (its metamethod fallback names it)
+              local k = #parts
+              local tally = {}
+              tally.n = k + 1
+              return result
+            end)
+            """)
+        for (user, body) in [("u1", "a"), ("u2", "b"), ("u3", "c"), ("u1", "d")] {
+            XCTAssertEqual(try reason(policy, user: user, body: body), "\(body) 2 true yes \(body)")
+        }
+        XCTAssertTrue(policy.sharesOneCopy)
+        XCTAssertEqual(policy.instanceCount, 1)
+    }
+
+    /// Every way a function can keep something, each alone: the policy gets a copy per user, and
+    /// the second user never sees the first one's notification.
+    func testEveryWayToKeepSomethingGetsCopies() throws {
+        let ways: [(String, String, String)] = [
+            ("an upvalue's table", "local kept = {}", "kept[#kept + 1] = n.body; return kept[1]"),
+            ("an upvalue", "local kept = ''", "kept = kept .. n.body; return kept"),
+            ("a global", "", "kept = (kept or '') .. n.body; return kept"),
+            ("a library's field", "", "string.kept = (string.kept or '') .. n.body; return string.kept"),
+            ("hush's field", "", "hush.kept = (hush.kept or '') .. n.body; return hush.kept"),
+            (
+                "a table inside an upvalue's", "local kept = { inner = {} }",
+                "kept.inner[#kept.inner + 1] = n.body; return kept.inner[1]"
+            ),
+            (
+                "a helper writing its argument", "local kept = {} local function put(t, v) t[#t + 1] = v end",
+                "put(kept, n.body); return kept[1]"
+            ),
+            ("an alias", "local kept = {}", "local t = kept; t[#t + 1] = n.body; return kept[1]"),
+            (
+                "a fresh table replaced by a kept one in a loop", "local kept = {}",
+                "local t = {} for i = 1, 2 do t[i] = n.body; t = kept end return kept[2]"
+            ),
+            (
+                "a table a call returned", "local kept = {} local function get() return kept end",
+                "get()[1] = get()[1] or n.body; return kept[1]"
+            ),
+            (
+                "varargs", "local kept = {} local function put(v, ...) local t = ... t[1] = t[1] or v end",
+                "put(n.body, kept); return kept[1]"
+            ),
+            (
+                "a counter closure",
+                "local next = (function() local s = '' return function(x) s = s .. x return s end end)()",
+                "return next(n.body)"
+            ),
+            (
+                "gsub calling back", "local kept = {}",
+                "n.body:gsub('.+', function(c) kept[#kept + 1] = c end); return kept[1]"
+            ),
+            ("table.insert", "local kept = {}", "table.insert(kept, n.body); return kept[1]"),
+            ("rawset", "local kept = {}", "rawset(kept, #kept + 1, n.body); return kept[1]"),
+            (
+                "setmetatable", "local kept = setmetatable({}, { __index = function(t, k) return rawget(t, 'v') end })",
+                "if not kept.v then rawset(kept, 'v', n.body) end return kept.x"
+            ),
+            ("load", "", "return load('kept = (kept or \"\") .. ...; return kept')(n.body)"),
+            ("_G", "", "_G.kept = (_G.kept or '') .. n.body; return _G.kept"),
+            ("_ENV", "", "_ENV.kept = (_ENV.kept or '') .. n.body; return _ENV.kept"),
+        ]
+        for (name, top, body) in ways {
+            let policy = try load(
+                """
+                \(top)
+                rule("keep", function(n, ctx)
+                  local shown = (function() \(body) end)()
+                  return { level = "passive", reason = tostring(shown) }
+                end)
+                """)
+            XCTAssertTrue(try reason(policy, user: "first", body: "SECRET").contains("SECRET"), name)
+            let second = try reason(policy, user: "second", body: "x")
+            XCTAssertFalse(second.contains("SECRET"), "\(name): \(second)")
+            let third = try reason(policy, user: "third", body: "y")
+            XCTAssertFalse(third.contains("SECRET") || third.contains("x"), "\(name): \(third)")
+            XCTAssertFalse(policy.sharesOneCopy, name)
+        }
+    }
+
+    /// A `string.gmatch` iterator made at load keeps its place in its own state, where no bytecode
+    /// shows a write: each user has their own, so each user's first call reads the first word.
+    func testAnIteratorMadeAtLoadIsEachUsersOwn() throws {
+        let policy = try load(
+            """
+            local words = ("alpha beta gamma delta"):gmatch("%a+")
+            local function nextWord() return words() end
+            rule("iterates", function(n, ctx) return { level = "passive", reason = tostring(nextWord()) } end)
+            """)
+        XCTAssertEqual(try reason(policy, user: "u1", body: "b"), "alpha")
+        XCTAssertEqual(try reason(policy, user: "u2", body: "b"), "alpha")
+        XCTAssertEqual(try reason(policy, user: "u3", body: "b"), "alpha")
+        XCTAssertEqual(try reason(policy, user: "u1", body: "b"), "beta")
+        XCTAssertFalse(policy.sharesOneCopy)
+    }
+
     func testEveryNameLikeRunCounts() {
         let names = PolicyInterpreter.identifiers(in: [
             PolicySource(name: "a.lua", text: "n.payload.x -- _Gx, see \"string\"\nlocal s = 3 + 0x1F _ENV2"),
@@ -184,9 +294,20 @@ final class PolicyMemoryTests: XCTestCase {
 
 /// What a user's copy of a realistic policy costs in memory (printed; docs/security.md quotes it).
 final class PolicyCopyCostTests: XCTestCase {
-    func testACopyOfTheStandardPolicyTakesUnderAKilobyte() throws {
-        let perUser = try memoryPerCopy(of: try standardPolicy())
-        print("memory per user's copy of Benchmarks/standard.lua: \(perUser) bytes")
+    /// Its rules keep nothing: one copy serves every user.
+    func testTheStandardPolicySharesOneCopy() throws {
+        let (perUser, policy) = try memoryPerUser(of: try standardPolicy())
+        print("memory per user of Benchmarks/standard.lua: \(perUser) bytes (one copy for all)")
+        XCTAssertTrue(policy.sharesOneCopy)
+        XCTAssertEqual(policy.instanceCount, 1)
+        XCTAssertLessThan(perUser, 64)
+    }
+
+    /// With a rule that keeps something, each user has a copy: the globals the policy names.
+    func testACopyOfTheStandardPolicyWithMemoryTakesUnderAKilobyte() throws {
+        let (perUser, policy) = try memoryPerUser(of: try standardPolicy() + Self.keeping)
+        print("memory per user's copy of Benchmarks/standard.lua with memory: \(perUser) bytes")
+        XCTAssertEqual(policy.instanceCount, 501)
         XCTAssertGreaterThan(perUser, 200, "a copy holds the policy's rules and the globals it names")
         XCTAssertLessThan(perUser, 1024)
     }
@@ -194,11 +315,17 @@ final class PolicyCopyCostTests: XCTestCase {
     /// `_G` (here only in a comment: a name counts wherever it stands) lets code reach every global:
     /// each copy then has them all, libraries copied.
     func testAPolicyNamingGCopiesEveryGlobal() throws {
-        let named = try memoryPerCopy(of: try standardPolicy())
-        let all = try memoryPerCopy(of: try standardPolicy() + "\n-- _G\n")
+        let named = try memoryPerUser(of: try standardPolicy() + Self.keeping).bytes
+        let all = try memoryPerUser(of: try standardPolicy() + Self.keeping + "\n-- _G\n").bytes
         print("memory per copy, every global: \(all) bytes (\(named) with the globals it names)")
         XCTAssertGreaterThan(all, 3 * named)
     }
+
+    static let keeping = """
+
+        local seen = 0
+        rule("counts", function(n, ctx) seen = seen + 1 end)
+        """
 
     private func standardPolicy() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -207,7 +334,7 @@ final class PolicyCopyCostTests: XCTestCase {
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 
-    private func memoryPerCopy(of text: String) throws -> Int {
+    private func memoryPerUser(of text: String) throws -> (bytes: Int, policy: PolicyInterpreter) {
         let policy = try PolicyInterpreter(sources: [PolicySource(name: "standard.lua", text: text)])
         let now = 1_700_000_000.0
         func decide(_ user: String) throws {
@@ -223,7 +350,6 @@ final class PolicyCopyCostTests: XCTestCase {
         let before = policy.memoryInUseAfterCollecting()
         let users = 500
         for i in 0..<users { try decide("user-\(i)") }
-        XCTAssertEqual(policy.instanceCount, users + 1)
-        return (policy.memoryInUseAfterCollecting() - before) / users
+        return ((policy.memoryInUseAfterCollecting() - before) / users, policy)
     }
 }

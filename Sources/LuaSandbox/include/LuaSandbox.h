@@ -75,6 +75,17 @@ int hush_load_text(hush_sandbox *sandbox, const char *text, size_t length, const
 /// are in the copy: for a policy whose code can name no others and cannot reach the copy as a
 /// table (the caller's to judge). Returns 0 (nothing pushed) when the stack cannot grow.
 int hush_push_environment_copy(hush_sandbox *sandbox, int named_ref);
+/// Whether no function defined inside the Lua function at `index` (at any depth; not its own code)
+/// can keep anything between calls: none writes an upvalue or a global, and each writes only into
+/// tables it made in the same call. Read from the function's bytecode; 1 only when certain (any
+/// doubt answers 0). What the functions call is the caller's to rule out (the sandbox functions
+/// that write tables: `rawset`, `setmetatable`, `table.*`).
+int hush_functions_within_keep_nothing(lua_State *L, int index);
+/// Whether nothing reachable from the `count` values from stack index `first` (through tables,
+/// their keys and metatables, and functions' upvalues) holds state that a call changes without
+/// writing it in Lua: no userdata, no coroutine, and no C function with upvalues other than the
+/// sandbox's own (those of the global table and of its tables). 1 only when certain.
+int hush_values_hold_no_state(lua_State *L, int first, int count);
 /// The environment (a registry reference) that `load` gives a chunk when none is passed: the
 /// globals of the code about to run. LUA_NOREF: the global table.
 void hush_sandbox_set_environment(hush_sandbox *sandbox, int ref);
