@@ -23,7 +23,10 @@ extension PolicyInterpreter {
     /// a fresh copy of the globals (the copy made at load goes to the first user).
     func instance(for user: String) -> Result<PolicyInstance, InstanceFailure> {
         instanceUses += 1
-        if let sharedInstance { return .success(sharedInstance) }
+        if let sharedInstance {
+            if let firstCopy, firstCopy.user == user { return .success(firstCopy.instance) }
+            return .success(sharedInstance)
+        }
         if let last = lastInstance, last.user == user {
             instances.values[last.index].lastUse = instanceUses
             return .success(instances.values[last.index])
@@ -46,8 +49,11 @@ extension PolicyInterpreter {
             if !sharingDecided {
                 sharingDecided = true
                 if policyKeepsNothing(), copyHoldsNoState(made) {
-                    // Every user's copy would stay as this one is: one serves them all.
-                    for other in instances.values { release(other) }
+                    // Every user's copy would stay as this one is: one serves them all. The first
+                    // user keeps the copy made at load (its files' top level may tell the two
+                    // apart: `app "x"` returns a new function there, the same one in a copy).
+                    firstCopy = instances.first.map { (user: $0.key, instance: $0.value) }
+                    for other in instances.values.dropFirst() { release(other) }
                     instances.removeAll()
                     lastInstance = nil
                     sharedInstance = made
@@ -69,6 +75,9 @@ extension PolicyInterpreter {
         }
         let environment = lua.reference()
         lua.setEnvironment(environment)
+        // The lists hold only what this copy's files declare.
+        clearList(declarationsList)
+        clearList(problemsList)
         setCopying(true)
         defer {
             setCopying(false)
@@ -257,11 +266,14 @@ extension PolicyInterpreter {
         return rules
     }
 
+    /// `loading.copy` and `loading.active` (a copy's files are running: they may declare).
     private func setCopying(_ copying: Bool) {
         lua.pushReference(loadingState)
-        lua.push("copy")
-        lua_pushboolean(lua.L, copying ? 1 : 0)
-        lua_rawset(lua.L, -3)
+        for key in ["copy", "active"] {
+            lua.push(key)
+            lua_pushboolean(lua.L, copying ? 1 : 0)
+            lua_rawset(lua.L, -3)
+        }
         lua.pop()
     }
 
@@ -286,6 +298,10 @@ extension PolicyInterpreter {
 
     /// Forgets `user`'s copy, if they have one.
     package func forgetInstance(of user: String) {
+        if let firstCopy, firstCopy.user == user {
+            release(firstCopy.instance)
+            self.firstCopy = nil
+        }
         guard let instance = instances.removeValue(forKey: user) else { return }
         release(instance)
         lastInstance = nil
@@ -329,6 +345,7 @@ extension PolicyInterpreter {
     /// How many users have a copy of the policy now.
     package var instanceCount: Int {
         instances.count + (unclaimedInstance == nil ? 0 : 1) + (sharedInstance == nil ? 0 : 1)
+            + (firstCopy == nil ? 0 : 1)
     }
 
     /// Whether one copy of the policy serves every user (it can keep nothing between calls).

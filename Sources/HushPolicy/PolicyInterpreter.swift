@@ -35,6 +35,8 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
     /// The one copy every user's rules run in, when the policy can keep nothing between calls
     /// (decided at the second user's first notification; see PolicyInterpreter+Instances.swift).
     @exclusivity(unchecked) var sharedInstance: PolicyInstance?
+    /// With `sharedInstance`: the first user's own copy, the one made at load.
+    @exclusivity(unchecked) var firstCopy: (user: String, instance: PolicyInstance)?
     @exclusivity(unchecked) var sharingDecided = false
     /// Copies kept at most; the least recently used go first (also when memory runs short, which
     /// usually comes first: half the default cap holds about 47,000 copies of a small policy).
@@ -98,7 +100,12 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
         let declarationsRef = lua.reference()
         lua_createtable(lua.L, 4, 0)
         let problemsRef = lua.reference()
-        lua_createtable(lua.L, 0, 1)
+        // `loading.active`: the files are running (declarations are allowed); `loading.copy`: for a
+        // user's copy.
+        lua_createtable(lua.L, 0, 2)
+        lua.push("active")
+        lua_pushboolean(lua.L, 1)
+        lua_rawset(lua.L, -3)
         let loadingRef = lua.reference()
         do {
             try lua.load(Prelude.source, chunkName: Prelude.chunkName)
@@ -133,6 +140,11 @@ package final class PolicyInterpreter: RuleRunning, LuaFieldSource {
                 throw PolicyLoadError(problems: problems.problems)
             }
         }
+        lua.pushReference(loadingRef)
+        lua.push("active")
+        lua_pushboolean(lua.L, 0)
+        lua_rawset(lua.L, -3)
+        lua.pop()
 
         // Read what the files declared, with raw reads only, copying at most `Self.maxDeclaredValues`
         // values in all (tables sharing subtables could otherwise make exponentially many).

@@ -30,9 +30,18 @@ enum Prelude {
         -- recording them again cost a copy more than the policy's own code did.
         local function ignored() end
 
+        -- Declaring is for the files while they run (at load, and for each user's copy): a rule
+        -- declaring would add to the lists the next user's copy is read from.
+        local function whileLoading(kind)
+          if not loading.active then
+            error(kind .. " declares the policy: call it at the top level of a policy file, not in a rule", 3)
+          end
+        end
+
         -- A declaration with a name and a settings table: app "x" { ... }
         local function named(kind, what)
           return function(name, extra)
+            whileLoading(kind)
             if loading.copy then return ignored end
             local file, line = here()
             if type(name) == "table" and extra == nil then
@@ -57,6 +66,7 @@ enum Prelude {
         -- A declaration that takes a table directly: summary { ... }
         local function direct(kind)
           return function(body, ...)
+            whileLoading(kind)
             if loading.copy then return end
             local file, line = here()
             if type(body) ~= "table" or select("#", ...) > 0 then
@@ -77,6 +87,7 @@ enum Prelude {
         announce = direct("announce")
 
         function timezone(name, ...)
+          whileLoading("timezone")
           if loading.copy then return end
           local file, line = here()
           if type(name) ~= "string" or select("#", ...) > 0 then
@@ -87,6 +98,7 @@ enum Prelude {
         end
 
         function rule(name, fn, ...)
+          whileLoading("rule")
           local file, line = here()
           if type(name) == "function" and fn == nil then
             problem(file, line, "rule needs a name first: rule(\"what it does\", function(n, ctx) ... end)")

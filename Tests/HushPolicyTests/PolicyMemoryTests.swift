@@ -127,7 +127,56 @@ final class PolicyMemoryTests: XCTestCase {
             XCTAssertEqual(try reason(policy, user: user, body: body), "\(body) 2 true yes \(body)")
         }
         XCTAssertTrue(policy.sharesOneCopy)
-        XCTAssertEqual(policy.instanceCount, 1)
+        XCTAssertEqual(policy.instanceCount, 2, "the first user's copy, made at load, and the shared one")
+    }
+
+    /// A rule that declares would add to the lists the next user's copy is read from (a copy that
+    /// stole the first user's closure, found by review): declaring is for the files as they load.
+    func testARuleCannotDeclare() throws {
+        let policy = try load(
+            """
+            local a = app "com.a"; a {}
+            local b = app "com.b"; b {}
+            local function real(n, ctx)
+              local body = tostring(n.body)
+              rule("r", function(n2, ctx2) return { level = "passive", reason = "captured=" .. body } end)
+              return { level = "passive", reason = "own=" .. body }
+            end
+            if a ~= b then rule("r", real) else rule("r", function() return { level = "passive", reason = "copy" } end) end
+            """)
+        let refused =
+            "error: policy.lua:5: rule declares the policy: call it at the top level of a policy file, not in a rule"
+        XCTAssertEqual(try reason(policy, user: "u1", body: "SECRET-u1"), refused)
+        XCTAssertEqual(try reason(policy, user: "u2", body: "x"), "copy")
+        XCTAssertEqual(try reason(policy, user: "u1", body: "SECRET-again"), refused)
+        XCTAssertEqual(try reason(policy, user: "u3", body: "y"), "copy")
+        for declaration in [
+            "app \"x\"", "summary {}", "contact { handle = \"a@b\" }", "timezone \"UTC\"", "focus \"F\"",
+        ] {
+            let policy = try load(
+                "rule(\"r\", function(n, ctx) \(declaration) return { level = \"passive\", reason = \"ran\" } end)")
+            XCTAssertTrue(
+                try reason(policy, user: "u1", body: "b").contains("declares the policy: call it at the top level"),
+                declaration)
+        }
+    }
+
+    /// The copy made at load and a user's copy may differ (`app "x"` returns a new function at
+    /// load, the same one in a copy): the first user keeps theirs when one copy serves the others.
+    func testTheFirstUserKeepsTheCopyMadeAtLoad() throws {
+        let policy = try load(
+            """
+            local a = app "com.a"; a {}
+            local b = app "com.b"; b {}
+            local loaded = a ~= b
+            rule("x", function(n, ctx) return { level = "passive", reason = loaded and "first" or "copy" } end)
+            """)
+        for (user, expected) in [("u1", "first"), ("u2", "copy"), ("u1", "first"), ("u3", "copy"), ("u1", "first")] {
+            XCTAssertEqual(try reason(policy, user: user, body: "b"), expected, user)
+        }
+        XCTAssertTrue(policy.sharesOneCopy)
+        policy.forgetInstance(of: "u1")
+        XCTAssertEqual(try reason(policy, user: "u1", body: "b"), "copy", "a forgotten first copy is not made again")
     }
 
     /// Every way a function can keep something, each alone: the policy gets a copy per user, and
@@ -299,7 +348,7 @@ final class PolicyCopyCostTests: XCTestCase {
         let (perUser, policy) = try memoryPerUser(of: try standardPolicy())
         print("memory per user of Benchmarks/standard.lua: \(perUser) bytes (one copy for all)")
         XCTAssertTrue(policy.sharesOneCopy)
-        XCTAssertEqual(policy.instanceCount, 1)
+        XCTAssertEqual(policy.instanceCount, 2, "the first user's copy, made at load, and the shared one")
         XCTAssertLessThan(perUser, 64)
     }
 
