@@ -70,6 +70,15 @@ extension PolicyInterpreter {
     /// Runs the files in a new copy of the globals and takes the rules they declare, which must be
     /// the rules declared at load (files that declare by chance could declare others).
     private func makeInstance() -> Result<PolicyInstance, InstanceFailure> {
+        // The files' top level runs for no one, as at load: the user whose notification made the
+        // copy is not its context (their data would be in it, and in everyone's if it is shared).
+        let context = currentContextPointer, subject = currentSubject
+        currentContextPointer = nil
+        currentSubject = nil
+        defer {
+            currentContextPointer = context
+            currentSubject = subject
+        }
         guard lua.pushEnvironmentCopy(copying: globalsToCopy()) else {
             return .failure(InstanceFailure(description: "no room for the globals"))
         }

@@ -161,6 +161,24 @@ final class PolicyMemoryTests: XCTestCase {
         }
     }
 
+    /// A copy's files run for no one, as at load: the helpers answer only inside a rule (else the
+    /// user whose notification made the copy would be in it, and in everyone's when it is shared:
+    /// found by review).
+    func testACopysTopLevelSeesNoUser() throws {
+        let policy = try load(
+            """
+            local ok = pcall(hush.recent, { minutes = 100000 })
+            local ok2 = pcall(hush.is_favorite, "a@example.com")
+            rule("r", function(n, ctx)
+              return { level = "passive", reason = tostring(ok) .. " " .. tostring(ok2) .. " " .. hush.recent { minutes = 1 } }
+            end)
+            """)
+        for user in ["u1", "u2", "u3", "u1"] {
+            XCTAssertEqual(try reason(policy, user: user, body: "b"), "false false 0", user)
+        }
+        XCTAssertTrue(policy.sharesOneCopy)
+    }
+
     /// The copy made at load and a user's copy may differ (`app "x"` returns a new function at
     /// load, the same one in a copy): the first user keeps theirs when one copy serves the others.
     func testTheFirstUserKeepsTheCopyMadeAtLoad() throws {
