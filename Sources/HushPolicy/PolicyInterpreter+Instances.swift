@@ -135,7 +135,9 @@ extension PolicyInterpreter {
         let functions = sources.map { source -> Int32? in
             do {
                 try lua.load("return function(_ENV, ...) " + source.text + "\nend", chunkName: source.name)
-                try lua.call(arguments: 0, results: 1)
+                // In a budget window of its own: a rule that ran out of its budget just before must
+                // not make every later copy compile its files again (and never be shared).
+                try lua.callLoading(arguments: 0, results: 1)
                 guard lua_type(lua.L, -1) == LUA_TFUNCTION else {
                     lua.pop()
                     return nil

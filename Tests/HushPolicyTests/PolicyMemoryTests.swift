@@ -179,6 +179,23 @@ final class PolicyMemoryTests: XCTestCase {
         XCTAssertTrue(policy.sharesOneCopy)
     }
 
+    /// A rule that ran out of its budget right before the second user's first notification does
+    /// not keep that user's copy from being shared (found by review: the files' compiled form was
+    /// refused by the exhausted budget, and the refusal kept).
+    func testAnOverrunBeforeTheSecondUserStillShares() throws {
+        let policy = try load(
+            """
+            rule("r", function(n, ctx)
+              if n.body == "LOOP" then while true do end end
+              return { level = "passive", reason = "ran" }
+            end)
+            """, limits: LuaLimits(instructionLimit: 100_000))
+        XCTAssertTrue(try reason(policy, user: "u1", body: "LOOP").hasPrefix("error:"))
+        XCTAssertEqual(try reason(policy, user: "u2", body: "b"), "ran")
+        XCTAssertEqual(try reason(policy, user: "u3", body: "b"), "ran")
+        XCTAssertTrue(policy.sharesOneCopy)
+    }
+
     /// The copy made at load and a user's copy may differ (`app "x"` returns a new function at
     /// load, the same one in a copy): the first user keeps theirs when one copy serves the others.
     func testTheFirstUserKeepsTheCopyMadeAtLoad() throws {
