@@ -42,13 +42,16 @@ extension PolicyInterpreter {
             made = template
         } else {
             if instances.count >= maxInstances { forgetInstances(keeping: maxInstances * 3 / 4) }
+            // A copy whose files drew random numbers differs from the next (however `random` was
+            // reached: `math["ran" .. "dom"]` passes the name rule).
+            let randomBefore = sharingDecided ? [] : lua.randomState()
             switch makeInstance() {
             case .success(let instance): made = instance
             case .failure(let failure): return .failure(failure)
             }
             if !sharingDecided {
                 sharingDecided = true
-                if policyKeepsNothing(), copyHoldsNoState(made) {
+                if lua.randomState() == randomBefore, policyKeepsNothing(), copyHoldsNoState(made) {
                     // Every user's copy would stay as this one is: one serves them all. The first
                     // user keeps the copy made at load (its files' top level may tell the two
                     // apart: `app "x"` returns a new function there, the same one in a copy).

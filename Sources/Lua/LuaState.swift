@@ -283,6 +283,13 @@ package final class LuaState {
         hush_values_hold_no_state(L, -count, count) != 0
     }
 
+    /// The state of `math.random`'s generator, as bytes (it changes with every number drawn).
+    package func randomState() -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { hush_random_state(L, $0.baseAddress, $0.count) }
+        return Array(bytes.prefix(count))
+    }
+
     /// The globals `load` gives a chunk when none is passed: those of the code about to run
     /// (a registry reference; nil: the global table).
     package func setEnvironment(_ reference: Int32?) {

@@ -402,3 +402,21 @@ int hush_values_hold_no_state(lua_State *L, int first, int count) {
     S->enforce_memory = saved;
     return ok;
 }
+
+size_t hush_random_state(lua_State *L, void *out, size_t capacity) {
+    size_t size = 0;
+    if (!lua_checkstack(L, 4)) return 0;
+    int top = lua_gettop(L);
+    lua_pushglobaltable(L);
+    lua_pushliteral(L, "math");
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
+        lua_pushliteral(L, "random");
+        if (lua_rawget(L, -2) == LUA_TFUNCTION && lua_getupvalue(L, -1, 1) != NULL && lua_type(L, -1) == LUA_TUSERDATA) {
+            size = lua_rawlen(L, -1);
+            if (size > capacity) size = capacity;
+            memcpy(out, lua_touserdata(L, -1), size);
+        }
+    }
+    lua_settop(L, top);
+    return size;
+}

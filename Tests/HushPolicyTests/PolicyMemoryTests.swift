@@ -196,6 +196,19 @@ final class PolicyMemoryTests: XCTestCase {
         XCTAssertTrue(policy.sharesOneCopy)
     }
 
+    /// Files that draw a random number as they run give each copy its own (the name rule alone
+    /// misses a computed name: found by a differential fuzz).
+    func testACopyThatDrewRandomNumbersIsNotShared() throws {
+        let policy = try load(
+            """
+            local x = math["ran" .. "dom"](1000000000)
+            rule("r", function(n, ctx) return { level = "passive", reason = tostring(x) } end)
+            """)
+        let drawn = try ["u1", "u2", "u3", "u4"].map { try reason(policy, user: $0, body: "b") }
+        XCTAssertEqual(Set(drawn).count, 4, "\(drawn)")
+        XCTAssertFalse(policy.sharesOneCopy)
+    }
+
     /// The copy made at load and a user's copy may differ (`app "x"` returns a new function at
     /// load, the same one in a copy): the first user keeps theirs when one copy serves the others.
     func testTheFirstUserKeepsTheCopyMadeAtLoad() throws {

@@ -86,6 +86,9 @@ int hush_functions_within_keep_nothing(lua_State *L, int index);
 /// writing it in Lua: no userdata, no coroutine, and no C function with upvalues other than the
 /// sandbox's own (those of the global table and of its tables). 1 only when certain.
 int hush_values_hold_no_state(lua_State *L, int first, int count);
+/// Copies up to `capacity` bytes of the state of the global table's `math.random` (the generator
+/// every copy of a policy draws from) to `out`; returns how many (0: none found).
+size_t hush_random_state(lua_State *L, void *out, size_t capacity);
 /// The environment (a registry reference) that `load` gives a chunk when none is passed: the
 /// globals of the code about to run. LUA_NOREF: the global table.
 void hush_sandbox_set_environment(hush_sandbox *sandbox, int ref);
