@@ -59,36 +59,23 @@ public final class InMemoryStateStore: StateStore {
 
     // MARK: per user
 
-    private struct Key: Hashable {
-        var app: String
-        var id: String
-
-        // Ids rarely repeat across apps: hashing the id alone is enough, and half the work.
-        func hash(into hasher: inout Hasher) { hasher.combine(id) }
-    }
-
-    /// One stored notification, held once however many lists it is in (delivered, its group,
-    /// arrivals, the queue): fewer copies to make and to keep.
-    private final class Entry {
-        let n: StoredNotification
-        init(_ n: StoredNotification) { self.n = n }
-    }
+    private typealias Key = AppAndID
 
     /// A queued notification and its place in the queue (`SummaryQueue` breaks ties by it).
     private struct Queued {
-        let entry: Entry
+        let n: StoredNotification
         let place: Int
     }
 
     private final class Group {
         /// Oldest first.
-        @exclusivity(unchecked) var members: [Entry] = []
+        @exclusivity(unchecked) var members: [StoredNotification] = []
         /// Of `members`; nil when it must be rebuilt (a member was replaced or removed).
         @exclusivity(unchecked) var digest: GroupDigest? = GroupDigest()
     }
 
     private final class UserState {
-        @exclusivity(unchecked) var delivered: [Key: Entry] = [:]
+        @exclusivity(unchecked) var delivered = ByAppAndID<StoredNotification>()
         /// No delivered notification is older than this (a lower bound; exact after a prune that
         /// scanned): a prune with an earlier cutoff has nothing to scan `delivered` for. Without
         /// it, every prune scanned the whole list, and a service's busy user, kept for days,
@@ -99,7 +86,7 @@ public final class InMemoryStateStore: StateStore {
         /// No queued notification is due before this (a lower bound; exact after a take).
         @exclusivity(unchecked) var nextDue = Double.infinity
         @exclusivity(unchecked) var calls = ArrivalList<CallRecord>()
-        @exclusivity(unchecked) var arrivals = ArrivalList<Entry>()
+        @exclusivity(unchecked) var arrivals = ArrivalList<StoredNotification>()
         @exclusivity(unchecked) var interactions = ArrivalList<Interaction>()
         @exclusivity(unchecked) var manual: ManualFocus?
         @exclusivity(unchecked) var retention = RetentionBookEntry()
@@ -132,22 +119,22 @@ public final class InMemoryStateStore: StateStore {
     // MARK: reading
 
     package func delivered(user: String, app: String, id: String) -> StoredNotification? {
-        state(user)?.delivered[Key(app: app, id: id)]?.n
+        state(user)?.delivered[Key(app: app, id: id)]
     }
 
     package func queued(user: String, app: String, id: String) -> StoredNotification? {
         guard let s = state(user), !s.queue.isEmpty else { return nil }
-        return s.queue[Key(app: app, id: id)]?.entry.n
+        return s.queue[Key(app: app, id: id)]?.n
     }
 
     package func groupMembers(user: String, groupID: String) -> [StoredNotification] {
-        state(user)?.groups[groupID]?.members.map(\.n) ?? []
+        state(user)?.groups[groupID]?.members ?? []
     }
 
     package func groupDigest(user: String, groupID: String) -> GroupDigest? {
         guard let group = state(user)?.groups[groupID] else { return GroupDigest() }
         if let digest = group.digest { return digest }
-        let digest = GroupDigest(members: group.members.lazy.map(\.n))
+        let digest = GroupDigest(members: group.members)
         group.digest = digest
         return digest
     }
@@ -159,7 +146,7 @@ public final class InMemoryStateStore: StateStore {
     package func manualFocus(user: String) -> ManualFocus? { state(user)?.manual }
 
     package func recent(user: String, since: Double) -> [StoredNotification] {
-        state(user)?.arrivals.since(since).map(\.n) ?? []
+        state(user)?.arrivals.since(since) ?? []
     }
 
     package func interactions(user: String, since: Double) -> [Interaction] {
@@ -173,7 +160,7 @@ public final class InMemoryStateStore: StateStore {
 
     /// The user's queue in queue order.
     private func queueInOrder(_ s: UserState) -> [StoredNotification] {
-        s.queue.values.sorted { $0.place < $1.place }.map(\.entry.n)
+        s.queue.values.sorted { $0.place < $1.place }.map(\.n)
     }
 
     // MARK: writing
@@ -189,14 +176,13 @@ public final class InMemoryStateStore: StateStore {
                 touched.note(n.user, date: n.date)
             case .enqueue(let n):
                 let s = makeState(n.user)
-                let entry = Entry(n)
-                enqueue(entry, in: s)
-                s.arrivals.append(entry, date: n.date)
+                enqueue(n, in: s)
+                s.arrivals.append(n, date: n.date)
                 touched.note(n.user, date: n.date)
             case .replace(let n, let queued):
                 let s = makeState(n.user)
                 if queued {
-                    enqueue(Entry(n), in: s)
+                    enqueue(n, in: s)
                 } else {
                     deliver(n, in: s, arrival: false)
                 }
@@ -221,23 +207,23 @@ public final class InMemoryStateStore: StateStore {
     }
 
     /// Adds to the queue, or replaces the queued notification with the same key in its place.
-    private func enqueue(_ entry: Entry, in s: UserState) {
-        let key = Key(app: entry.n.app, id: entry.n.id)
+    private func enqueue(_ n: StoredNotification, in s: UserState) {
+        let key = Key(app: n.app, id: n.id)
         // One lookup for a notification new to the queue, the usual case.
-        if let old = s.queue.updateValue(Queued(entry: entry, place: nextQueuePlace), forKey: key) {
-            s.queue[key] = Queued(entry: entry, place: old.place)
+        if let old = s.queue.updateValue(Queued(n: n, place: nextQueuePlace), forKey: key) {
+            s.queue[key] = Queued(n: n, place: old.place)
         } else {
             nextQueuePlace += 1
         }
-        s.nextDue = min(s.nextDue, entry.n.summaryAt ?? .infinity)
+        s.nextDue = min(s.nextDue, n.summaryAt ?? .infinity)
     }
 
     /// Removes a delivered or queued notification; its group shrinks (and goes when empty).
     private func withdraw(_ key: Key, in s: UserState) {
         s.queue[key] = nil
-        guard let old = s.delivered.removeValue(forKey: key)?.n else { return }
+        guard let old = s.delivered.removeValue(forKey: key) else { return }
         if let groupID = old.groupID, let group = s.groups[groupID] {
-            group.members.removeAll { $0.n.id == key.id && $0.n.app == key.app }
+            group.members.removeAll { $0.hasKey(app: key.app, id: key.id) }
             group.digest = nil
             if group.members.isEmpty { s.groups[groupID] = nil }
         }
@@ -245,30 +231,29 @@ public final class InMemoryStateStore: StateStore {
 
     private func deliver(_ n: StoredNotification, in s: UserState, arrival: Bool = true) {
         let key = Key(app: n.app, id: n.id)
-        let entry = Entry(n)
         s.oldestDelivered = min(s.oldestDelivered, n.date)
-        let old = s.delivered.updateValue(entry, forKey: key)?.n
+        let old = s.delivered.updateValue(n, forKey: key)
         if let old, let oldGroup = old.groupID, oldGroup == n.groupID, let group = s.groups[oldGroup] {
             // Replaced in place: same position in its group.
-            if let i = group.members.lastIndex(where: { $0.n.id == n.id && $0.n.app == n.app }) {
-                group.members[i] = entry
+            if let i = group.members.lastIndex(where: { $0.hasKey(app: n.app, id: n.id) }) {
+                group.members[i] = n
                 group.digest = nil
             }
         } else {
             if let old, let oldGroup = old.groupID, let group = s.groups[oldGroup] {
-                group.members.removeAll { $0.n.id == n.id && $0.n.app == n.app }
+                group.members.removeAll { $0.hasKey(app: n.app, id: n.id) }
                 group.digest = nil
                 if group.members.isEmpty { s.groups[oldGroup] = nil }
             }
             if let groupID = n.groupID {
                 let group: Group
                 if let found = s.groups[groupID] { group = found } else { group = Group(); s.groups[groupID] = group }
-                group.members.append(entry)
+                group.members.append(n)
                 group.digest?.add(n)
             }
         }
         // A notification delivered by its summary was counted when it arrived.
-        if arrival && n.summaryAt == nil { s.arrivals.append(entry, date: n.date) }
+        if arrival && n.summaryAt == nil { s.arrivals.append(n, date: n.date) }
     }
 
     package func deliverDueSummaries(
@@ -289,8 +274,8 @@ public final class InMemoryStateStore: StateStore {
     package func takeDueSummaries(user: String, upTo t: Double) -> [SummaryBatch] {
         guard let s = state(user), s.nextDue <= t else { return [] }
         let batches = SummaryQueue.dueBatches(of: queueInOrder(s), user: user, upTo: t)
-        s.queue = s.queue.filter { !SummaryQueue.isDue($0.value.entry.n, upTo: t) }
-        s.nextDue = s.queue.values.lazy.compactMap(\.entry.n.summaryAt).min() ?? .infinity
+        s.queue = s.queue.filter { !SummaryQueue.isDue($0.value.n, upTo: t) }
+        s.nextDue = s.queue.values.lazy.compactMap(\.n.summaryAt).min() ?? .infinity
         return batches
     }
 
@@ -381,9 +366,9 @@ public final class InMemoryStateStore: StateStore {
         forgetState(user)
         let s = makeState(user)
         for n in rows.delivered { deliver(n, in: s, arrival: false) }
-        for n in rows.queue { enqueue(Entry(n), in: s) }
+        for n in rows.queue { enqueue(n, in: s) }
         for call in rows.calls { s.calls.append(call, date: call.date) }
-        for n in rows.arrivals { s.arrivals.append(Entry(n), date: n.date) }
+        for n in rows.arrivals { s.arrivals.append(n, date: n.date) }
         s.manual = rows.manualFocus
         s.retention = rows.retention
     }
@@ -406,20 +391,20 @@ public final class InMemoryStateStore: StateStore {
         var touched: Set<String> = []
         var old: [Key] = []
         var oldestKept = Double.infinity
-        for (key, entry) in s.delivered {
-            let date = entry.n.date
+        s.delivered.forEach { key, n in
+            let date = n.date
             if date < t {
                 old.append(key)
-                if let group = entry.n.groupID { touched.insert(group) }
+                if let group = n.groupID { touched.insert(group) }
             } else {
                 oldestKept = min(oldestKept, date)
             }
         }
         s.oldestDelivered = oldestKept
-        for key in old { s.delivered[key] = nil }
+        for key in old { s.delivered.removeValue(forKey: key) }
         for groupID in touched {
             guard let group = s.groups[groupID] else { continue }
-            group.members.removeAll { $0.n.date < t }
+            group.members.removeAll { $0.date < t }
             group.digest = nil
             if group.members.isEmpty { s.groups[groupID] = nil }
         }

@@ -17,18 +17,11 @@ import HushCore
 /// in the dictionary went through the dictionary's modify accessor and uniqueness checks on each).
 /// Its store's one owner alone touches it: the run-time exclusivity checks are left out.
 final class CachedUser {
-    struct Key: Hashable {
-        var app: String
-        var id: String
-
-        // Ids rarely repeat across apps: hashing the id alone is enough, and half the work (as
-        // `InMemoryStateStore`'s key does).
-        func hash(into hasher: inout Hasher) { hasher.combine(id) }
-    }
+    typealias Key = AppAndID
 
     /// A delivered notification, held once for its key and its group (a notification stored
     /// inline in the dictionary made every bucket of it as large as a notification).
-    final class Stored {
+    final class Stored: HeldByAppAndID {
         @exclusivity(unchecked) var n: StoredNotification
         /// Its row's place in the file (schema v5: the delivered list is keyed by (user, seq)).
         @exclusivity(unchecked) var seq: Int64
@@ -46,6 +39,8 @@ final class CachedUser {
             self.seq = seq
             arrivalSeqOrZero = arrivalSeq ?? 0
         }
+
+        var heldApp: String { n.app }
     }
 
     /// Where a delivered notification's row goes (schema v5: keyed by (user, seq), so that a new
@@ -73,7 +68,7 @@ final class CachedUser {
     /// a group, new or moved from another, is given a seq above every other; replaced in place, it
     /// keeps its own), with the group digests made from them when first asked for.
     struct Delivered {
-        var byKey: [Key: Stored] = [:]
+        var byKey = ByAppAndID<Stored>()
         var groups: [String: Group] = [:]
         /// The seq the next notification joining a group takes: above every other of the user's.
         var nextSeq: Int64 = 1
@@ -103,8 +98,9 @@ final class CachedUser {
         mutating func deliver(_ n: StoredNotification, seq: Int64, arrivalSeq: Int64?) {
             oldest = min(oldest, n.date)
             // One lookup: the new entry is put in the slot found for the key, not looked up again.
-            let (stored, isNew) = Self.entry(
-                for: n, seq: seq, arrivalSeq: arrivalSeq, in: &byKey[Key(app: n.app, id: n.id)])
+            let (stored, isNew) = byKey.value(forKey: Key(app: n.app, id: n.id)) {
+                Stored(n, seq: seq, arrivalSeq: arrivalSeq)
+            }
             if !isNew {
                 // Replaced in place: its place in its group is its entry's.
                 let previousGroup = stored.n.groupID
@@ -125,16 +121,6 @@ final class CachedUser {
                 joined.members.append(stored)
                 joined.digest?.add(n)
             }
-        }
-
-        /// The entry in `slot`, or a new one of `n` put there.
-        private static func entry(
-            for n: StoredNotification, seq: Int64, arrivalSeq: Int64?, in slot: inout Stored?
-        ) -> (Stored, isNew: Bool) {
-            if let stored = slot { return (stored, false) }
-            let stored = Stored(n, seq: seq, arrivalSeq: arrivalSeq)
-            slot = stored
-            return (stored, true)
         }
 
         /// The group in `slot`, or a new empty one put there.
@@ -281,7 +267,7 @@ final class CachedUser {
         guard delivered != nil, delivered!.oldest < t else { return }
         var old: [Key] = []
         var oldestKept = Double.infinity
-        for (key, stored) in delivered!.byKey {
+        delivered!.byKey.forEach { key, stored in
             let date = stored.n.date
             if date < t { old.append(key) } else { oldestKept = min(oldestKept, date) }
         }

@@ -94,6 +94,7 @@ final class StateStoreConformanceTests: XCTestCase {
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
+    func testTheSameIDInSeveralAppsIsKeptApart() throws { try forEachStore(checkTheSameIDInSeveralAppsIsKeptApart) }
     func testABatchKeepsItsWritesAndJoinsAnOpenOne() throws {
         try forEachStore(checkABatchKeepsItsWritesAndJoinsAnOpenOne)
     }
@@ -429,6 +430,47 @@ final class StateStoreConformanceTests: XCTestCase {
             .withdraw(user: "u", app: "com.example.chat", id: "c"),
         ])
         XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g"), [])
+    }
+
+    /// The stores keep delivered notifications by id, with another app's notification of an id
+    /// already held kept aside: every order of delivering, replacing, withdrawing and pruning
+    /// them must keep each app's apart.
+    private func checkTheSameIDInSeveralAppsIsKeptApart(_ store: any StateStore) throws {
+        let apps = ["com.example.chat", "com.example.mail", "com.example.news"]
+        func titles() throws -> [String?] { try apps.map { try store.delivered(user: "u", app: $0, id: "x")?.title } }
+        for (i, app) in apps.enumerated() {
+            try store.apply([.deliver(note("x", app: app, date: t0 + Double(i), title: "\(i) 1", group: "g"))])
+        }
+        XCTAssertEqual(try titles(), ["0 1", "1 1", "2 1"])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.app), apps)
+
+        // Each replaced in place, the others untouched.
+        try store.apply([.deliver(note("x", app: apps[1], date: t0 + 10, title: "1 2", group: "g"))])
+        XCTAssertEqual(try titles(), ["0 1", "1 2", "2 1"])
+        // The first app's withdrawn: the others stay, and are still replaced and withdrawn as theirs.
+        try store.apply([.withdraw(user: "u", app: apps[0], id: "x")])
+        XCTAssertEqual(try titles(), [nil, "1 2", "2 1"])
+        try store.apply([.deliver(note("x", app: apps[2], date: t0 + 11, title: "2 2", group: "g"))])
+        XCTAssertEqual(try titles(), [nil, "1 2", "2 2"])
+        try store.apply([.deliver(note("x", app: apps[0], date: t0 + 12, title: "0 3", group: "g"))])
+        XCTAssertEqual(try titles(), ["0 3", "1 2", "2 2"])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g").map(\.title), ["1 2", "2 2", "0 3"])
+        try store.apply([.withdraw(user: "u", app: apps[1], id: "x"), .withdraw(user: "u", app: apps[2], id: "x")])
+        XCTAssertEqual(try titles(), ["0 3", nil, nil])
+        try store.apply([.withdraw(user: "u", app: apps[0], id: "x")])
+        XCTAssertEqual(try titles(), [nil, nil, nil])
+        XCTAssertEqual(try store.groupMembers(user: "u", groupID: "g"), [])
+
+        // Pruned: the old ones go whichever app's came first, the newer stay.
+        try store.apply([
+            .deliver(note("y", app: apps[0], date: t0 + 20)), .deliver(note("y", app: apps[1], date: t0 + 40)),
+            .deliver(note("y", app: apps[2], date: t0 + 20)),
+        ])
+        try store.prune(before: t0 + 30)
+        XCTAssertEqual(try apps.map { try store.delivered(user: "u", app: $0, id: "y")?.date }, [nil, t0 + 40, nil])
+        try store.apply([.deliver(note("y", app: apps[0], date: t0 + 50))])
+        XCTAssertEqual(
+            try apps.map { try store.delivered(user: "u", app: $0, id: "y")?.date }, [t0 + 50, t0 + 40, nil])
     }
 
     // MARK: prune
