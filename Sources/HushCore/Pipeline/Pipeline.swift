@@ -65,22 +65,8 @@ package struct Pipeline: Sendable {
         }
     }
 
-    /// `app/thread`, made in one allocation: every notification of a grouped app asks for it, and
-    /// `+` twice costs several times as much.
-    static func threadGroupID(app: String, thread: String) -> String {
-        var app = app
-        var thread = thread
-        return app.withUTF8 { a in
-            thread.withUTF8 { t in
-                String(unsafeUninitializedCapacity: a.count + 1 + t.count) { out in
-                    let afterApp = out.initialize(fromContentsOf: a)
-                    out[afterApp] = 0x2F  // "/"
-                    let tail = UnsafeMutableBufferPointer(rebasing: out[(afterApp + 1)...])
-                    return afterApp + 1 + tail.initialize(fromContentsOf: t)
-                }
-            }
-        }
-    }
+    /// `app/thread` (`GroupIDs`: the same text for every notification of a thread).
+    static func threadGroupID(app: String, thread: String) -> String { GroupIDs.id(app: app, thread: thread) }
 
     /// What delivering a summary records: its notifications join the delivered list and their
     /// groups, in presentation order (the first shown is the newest entry of its group).

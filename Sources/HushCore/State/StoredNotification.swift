@@ -19,12 +19,89 @@ package struct StoredNotification: Sendable, Hashable {
         var threadID: String?
         var groupID: String?
         var summaryArgument: String?
-        var summaryArgumentCount: Int
-        var relevance: Double?
-        var hasMedia: Bool
-        var expiration: Double?
-        var summaryAt: Double?
         var sender: String?
+        var summaryArgumentCount: Int
+        // The three optional numbers as plain Doubles, nil as one NaN no JSON or Lua number has:
+        // an optional Double takes 16 bytes, and these three took a notification from 240 bytes
+        // (malloc's 256) to 216 (its 224), 6 MB on 200,000 notifications kept.
+        private var relevanceOrNone: Double
+        private var expirationOrNone: Double
+        private var summaryAtOrNone: Double
+        var hasMedia: Bool
+
+        init(
+            user: String, app: String, id: String, date: Double, title: String?, body: String?,
+            category: String?, threadID: String?, groupID: String?, summaryArgument: String?,
+            summaryArgumentCount: Int, relevance: Double?, hasMedia: Bool, expiration: Double?,
+            summaryAt: Double?, sender: String?
+        ) {
+            self.user = user
+            self.app = app
+            self.id = id
+            self.date = date
+            self.title = title
+            self.body = body
+            self.category = category
+            self.threadID = threadID
+            self.groupID = groupID
+            self.summaryArgument = summaryArgument
+            self.sender = sender
+            self.summaryArgumentCount = summaryArgumentCount
+            relevanceOrNone = Self.number(relevance)
+            expirationOrNone = Self.number(expiration)
+            summaryAtOrNone = Self.number(summaryAt)
+            self.hasMedia = hasMedia
+        }
+
+        var relevance: Double? {
+            get { Self.optional(relevanceOrNone) }
+            set { relevanceOrNone = Self.number(newValue) }
+        }
+        var expiration: Double? {
+            get { Self.optional(expirationOrNone) }
+            set { expirationOrNone = Self.number(newValue) }
+        }
+        var summaryAt: Double? {
+            get { Self.optional(summaryAtOrNone) }
+            set { summaryAtOrNone = Self.number(newValue) }
+        }
+
+        /// A signalling NaN with a payload of its own: arithmetic makes quiet NaNs, JSON has none.
+        private static let noneBits: UInt64 = 0x7FF4_D0E5_0000_0001
+
+        private static func number(_ value: Double?) -> Double { value ?? Double(bitPattern: noneBits) }
+
+        private static func optional(_ number: Double) -> Double? {
+            number.bitPattern == noneBits ? nil : number
+        }
+
+        // Compared and hashed as the optionals they stand for (nil equals nil; NaN never equals).
+        static func == (a: Fields, b: Fields) -> Bool {
+            a.user == b.user && a.app == b.app && a.id == b.id && a.date == b.date && a.title == b.title
+                && a.body == b.body && a.category == b.category && a.threadID == b.threadID
+                && a.groupID == b.groupID && a.summaryArgument == b.summaryArgument && a.sender == b.sender
+                && a.summaryArgumentCount == b.summaryArgumentCount && a.relevance == b.relevance
+                && a.expiration == b.expiration && a.summaryAt == b.summaryAt && a.hasMedia == b.hasMedia
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(user)
+            hasher.combine(app)
+            hasher.combine(id)
+            hasher.combine(date)
+            hasher.combine(title)
+            hasher.combine(body)
+            hasher.combine(category)
+            hasher.combine(threadID)
+            hasher.combine(groupID)
+            hasher.combine(summaryArgument)
+            hasher.combine(sender)
+            hasher.combine(summaryArgumentCount)
+            hasher.combine(relevance)
+            hasher.combine(expiration)
+            hasher.combine(summaryAt)
+            hasher.combine(hasMedia)
+        }
     }
 
     private var storage: Storage
