@@ -73,9 +73,11 @@ struct StateOptions: ParsableArguments {
 
     /// The store for a command that writes in batches and answers nobody between them (`eval`,
     /// `simulate`): a SQLite file lets its log grow to 10,000 pages between checkpoints
-    /// (`SQLiteStateStore.checkpointEvery(pages:)`), where a service keeps SQLite's 1,000.
+    /// (`SQLiteStateStore.checkpointEvery(pages:)`), where a service keeps SQLite's 1,000; a store
+    /// in memory, gone when the command ends, keeps no outbox (only a service reads one).
     func batchStore() throws -> any StateStore {
         let store = try store()
+        if let memory = store as? InMemoryStateStore { memory.keepsEvents = false }
         if let file = store as? SQLiteStateStore {
             do {
                 try file.checkpointEvery(pages: 10_000)

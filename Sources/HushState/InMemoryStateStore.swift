@@ -27,6 +27,8 @@ public final class InMemoryStateStore: StateStore {
     // plainly rather than per user.
     /// The outbox, by `seq` (increasing: appended in order, pruned without reordering).
     private var events: [StoredEvent] = []
+    /// False: events are given their `seq` and not kept (`ServiceState.keepsEvents`).
+    package var keepsEvents = true
     /// The `seq` the next event recorded takes: never given twice, even once events are pruned.
     private var nextEventSeq: Int64 = 1
     private var scheduleMarks: [String: ScheduleMark] = [:]
@@ -308,7 +310,7 @@ public final class InMemoryStateStore: StateStore {
             nextEventSeq += 1
             return event
         }
-        self.events.append(contentsOf: recorded)
+        if keepsEvents { self.events.append(contentsOf: recorded) }
         return recorded
     }
 

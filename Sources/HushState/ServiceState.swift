@@ -44,6 +44,10 @@ package struct ScheduleMark: Sendable, Hashable {
 /// recorded (its outbox), how far each user's schedule was worked out, each user's own policy,
 /// and how far each consumer (the webhook) has taken the outbox.
 package protocol ServiceState: AnyObject {
+    /// Whether the outbox is kept: false for a store in memory that only a batch command uses
+    /// (`hush eval --ephemeral`), whose outbox nobody could read, so that its events are neither
+    /// made nor kept (10 MB of summaries on 200,000 notifications).
+    var keepsEvents: Bool { get }
     /// Records events at the end of the outbox, in order; returns them with their `seq`.
     @discardableResult
     func appendEvents(_ events: [StoredEvent]) throws -> [StoredEvent]
@@ -68,6 +72,10 @@ package protocol ServiceState: AnyObject {
     /// Runs `body` so that its writes are made together or not at all: its own transaction, or a
     /// savepoint of the batch in progress. Reads inside see its writes.
     func atomically<T>(_ body: () throws -> T) throws -> T
+}
+
+extension ServiceState {
+    package var keepsEvents: Bool { true }
 }
 
 /// What several `hush serve` instances sharing one store (`PostgresStateStore`) need of it so

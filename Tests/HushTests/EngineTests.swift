@@ -42,6 +42,30 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(news.summaryAt, RFC3339.parse("2026-11-23T18:00:00+01:00"))
     }
 
+    /// A store in memory that keeps no outbox (a batch command's: `hush eval --ephemeral`) still
+    /// delivers the same summaries; only the events a service would send are not made.
+    func testAStoreWithoutAnOutboxDeliversTheSameSummaries() throws {
+        let engine = try Engine(sources: [source])
+        var delivered: [[SummaryDelivery]] = []
+        for keepsEvents in [true, false] {
+            let store = InMemoryStateStore()
+            store.keepsEvents = keepsEvents
+            let session = try engine.makeSession(store: store)
+            let context = EvaluationContext(now: RFC3339.parse("2026-11-23T10:00:00+01:00"))
+            for id in ["n1", "n2"] {
+                let news = try session.evaluate(
+                    try envelope(#"{"app":"com.example.news","id":"\#(id)","payload":{"aps":{"alert":"x"}}}"#),
+                    context: context)
+                XCTAssertEqual(news.delivery, .summary)
+            }
+            delivered.append(
+                try session.deliverDueSummaries(user: "default", at: RFC3339.parse("2026-11-23T18:00:00+01:00")!))
+            XCTAssertEqual(try store.events(after: 0, user: nil, limit: 10).count, keepsEvents ? 1 : 0)
+        }
+        XCTAssertEqual(delivered[0].map { $0.notifications.map(\.id) }, [["n1", "n2"]])
+        XCTAssertEqual(delivered[1], delivered[0])
+    }
+
     func testLoadErrorsCarryEveryProblem() {
         XCTAssertThrowsError(
             try Engine(sources: [

@@ -22,7 +22,7 @@ struct UserSchedule {
                 pipeline.deliveryChanges(forSummary: batch.notifications)
             }
             let deliveries = try batches.map { try summaryDelivery($0, locked: locked) }
-            try store.appendEvents(deliveries.map { record(.summary($0)) })
+            if store.keepsEvents { try store.appendEvents(deliveries.map { record(.summary($0)) }) }
             return deliveries
         }
     }
@@ -92,7 +92,7 @@ struct UserSchedule {
             mark.announced = true
             let reason = active?.why ?? previous.map { "Focus \($0) is off" } ?? "no focus is on"
             let event = HushEvent.focus(FocusChange(user: user, at: instant, focus: name, reason: reason))
-            try store.appendEvents([record(event)])
+            if store.keepsEvents { try store.appendEvents([record(event)]) }
             events.append(event)
         }
         func deliver(upTo instant: Double) throws {
