@@ -15,7 +15,8 @@
 #                          batch touches); MIX_USERS=0: not measured
 #   MANY_USERS=20000 MANY_PER_USER=10  a third, of many users with few notifications each, for
 #                          figure (1) again (each user's first notification makes their copy of
-#                          the policy); MANY_USERS=0: not measured
+#                          the policy), and (2) and (6) (a state file; --jobs): every mode's
+#                          memory grows with the users; MANY_USERS=0: not measured
 #   RUNS=3                 runs of each `hush eval` and of the Python floor (the best counts)
 #   JOBS=N                 threads of the `hush eval --jobs N` figures (default: the cores)
 #   SERVE=1                the service figures (scripts/bench-service.sh, quick mode; default 1
@@ -178,6 +179,10 @@ if [ "$MANY_USERS" != 0 ]; then
   echo "== (1) again on $MANY_LINES lines of $MANY_USERS users: --ephemeral, then the Python floor (best of $RUNS)" >&2
   measure many_eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$MANY_STREAM"
   measure many_py python3 Benchmarks/anchor_json.py "$MANY_STREAM"
+  # (2) and (6) on the same many users: every mode's memory, and a state file's time.
+  echo "== (2), (6) on $MANY_USERS users: a state file; --jobs $JOBS --ephemeral (best of $RUNS)" >&2
+  measure many_state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$MANY_STREAM"
+  if [ "$HAS_JOBS" = 1 ]; then measure many_jobs_eph "${EVAL[@]}" --jobs "$JOBS" --ephemeral "$MANY_STREAM"; fi
 fi
 
 if [ "$LIBRARY" = 1 ]; then
@@ -292,6 +297,11 @@ if have("mix_eph_wall", "mix_state_wall"):
     ratio = g("mix_state_wall") / g("mix_eph_wall")
     row(f"(2) the same on {mix}: state file vs --ephemeral{one}, wall clock ({g('mix_state_wall'):.2f} s / {g('mix_eph_wall'):.2f} s)",
         f"{ratio:.2f}x", "<= 1.5x", ratio <= 1.5)
+if have("many_eph_wall", "many_state_wall"):
+    many = f"{int(sys.argv[8]):,} lines of {int(sys.argv[7]):,} users"
+    ratio = g("many_state_wall") / g("many_eph_wall")
+    row(f"(2) the same on {many}: state file vs --ephemeral{one}, wall clock ({g('many_state_wall'):.2f} s / {g('many_eph_wall'):.2f} s)",
+        f"{ratio:.2f}x", "<= 1.5x", ratio <= 1.5)
 # (3) all cores
 if has_jobs:
     j_w, j_c = rate("jobs_eph")
@@ -365,6 +375,10 @@ if have("mix_eph_rss_mb", "mix_state_rss_mb"):
     rss(f"hush eval, state file{one}, {int(sys.argv[5]):,} users", "mix_state_rss_mb", int(sys.argv[6]))
 if have("many_eph_rss_mb"):
     rss(f"hush eval --ephemeral{one}, {int(sys.argv[7]):,} users", "many_eph_rss_mb", int(sys.argv[8]))
+if have("many_state_rss_mb"):
+    rss(f"hush eval, state file{one}, {int(sys.argv[7]):,} users", "many_state_rss_mb", int(sys.argv[8]))
+if have("many_jobs_eph_rss_mb"):
+    rss(f"hush eval --jobs {jobs} --ephemeral, {int(sys.argv[7]):,} users", "many_jobs_eph_rss_mb", int(sys.argv[8]))
 if g("library") == 1:
     rss("the library, one session, the stream read a chunk at a time (hush-benchmark --streaming)", "libstream_rss_mb")
     first, last = g("lib_memory_rss_after_first_week_mb"), g("lib_memory_rss_end_mb")
