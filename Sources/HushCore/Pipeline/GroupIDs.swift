@@ -12,56 +12,54 @@ enum GroupIDs {
         var id: String
     }
 
-    private final class Table {
-        var slots = [Slot?](repeating: nil, count: GroupIDs.count)
-    }
-
     private static let count = 256
 
+    /// This thread's slots (made at its first use, freed when it ends). An empty slot is the pair
+    /// ("", ""), whose id "/" it holds.
     private static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             guard let pointer else { return }
-            Unmanaged<Table>.fromOpaque(pointer).release()
+            let slots = pointer.assumingMemoryBound(to: Slot.self)
+            slots.deinitialize(count: GroupIDs.count)
+            slots.deallocate()
         }
         return key
     }()
 
-    private static func table() -> Table? {
-        if let pointer = pthread_getspecific(threadKey) {
-            return Unmanaged<Table>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let table = Table()
-        let pointer = Unmanaged.passRetained(table).toOpaque()
-        guard pthread_setspecific(threadKey, pointer) == 0 else {
-            Unmanaged<Table>.fromOpaque(pointer).release()
+    private static func slots() -> UnsafeMutablePointer<Slot>? {
+        if let pointer = pthread_getspecific(threadKey) { return pointer.assumingMemoryBound(to: Slot.self) }
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
+        slots.initialize(repeating: Slot(app: "", thread: "", id: "/"), count: count)
+        guard pthread_setspecific(threadKey, slots) == 0 else {
+            slots.deinitialize(count: count)
+            slots.deallocate()
             return nil
         }
-        return table
+        return slots
     }
 
     /// `app/thread`, the text made for the same pair before when it is still in its slot.
     static func id(app: String, thread: String) -> String {
-        guard let table = table() else { return make(app: app, thread: thread) }
-        let index = slot(app: app, thread: thread)
-        if let slot = table.slots[index], slot.thread == thread, slot.app == app { return slot.id }
+        guard let slots = slots() else { return make(app: app, thread: thread) }
+        // A text's two words: its bytes when short, else its storage (one per text the JSON
+        // reader keeps: `_JSONKeyCache`). Equal words are equal texts while the slot holds its
+        // own references, so a hit compares words, not bytes; equal texts in other storage miss,
+        // and only cost a new id, as without the table.
+        let a = unsafeBitCast(app, to: (UInt64, UInt64).self)
+        let t = unsafeBitCast(thread, to: (UInt64, UInt64).self)
+        // Not a keyed hash, and it needs none: pairs flooding one slot only make every lookup a
+        // miss.
+        let mixed = (t.0 &+ t.1 &* 31 &+ a.0 &* 961 &+ a.1 &* 29_791) &* 0x9E37_79B9_7F4A_7C15
+        let slot = slots + Int(truncatingIfNeeded: mixed >> 56)
+        let held = (
+            unsafeBitCast(slot.pointee.app, to: (UInt64, UInt64).self),
+            unsafeBitCast(slot.pointee.thread, to: (UInt64, UInt64).self)
+        )
+        if held.0 == a && held.1 == t { return slot.pointee.id }
         let id = make(app: app, thread: thread)
-        table.slots[index] = Slot(app: app, thread: thread, id: id)
+        slot.pointee = Slot(app: app, thread: thread, id: id)
         return id
-    }
-
-    /// Its slot: from the lengths and the thread's last bytes (FNV-1a). Not a keyed hash, and it
-    /// needs none: a flood of pairs that share a slot only makes every lookup a miss, as without
-    /// the table.
-    private static func slot(app: String, thread: String) -> Int {
-        var hash: UInt32 = 2_166_136_261
-        var thread = thread
-        thread.withUTF8 { bytes in
-            for byte in bytes.suffix(8) { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        }
-        hash = (hash ^ UInt32(truncatingIfNeeded: app.utf8.count)) &* 16_777_619
-        hash = (hash ^ UInt32(truncatingIfNeeded: thread.utf8.count)) &* 16_777_619
-        return Int(hash % UInt32(count))
     }
 
     /// `app/thread`, made in one allocation: `+` twice costs several times as much.

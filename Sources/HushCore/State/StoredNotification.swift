@@ -24,34 +24,10 @@ package struct StoredNotification: Sendable, Hashable {
         // The three optional numbers as plain Doubles, nil as one NaN no JSON or Lua number has:
         // an optional Double takes 16 bytes, and these three took a notification from 240 bytes
         // (malloc's 256) to 216 (its 224), 6 MB on 200,000 notifications kept.
-        private var relevanceOrNone: Double
-        private var expirationOrNone: Double
-        private var summaryAtOrNone: Double
+        var relevanceOrNone: Double
+        var expirationOrNone: Double
+        var summaryAtOrNone: Double
         var hasMedia: Bool
-
-        init(
-            user: String, app: String, id: String, date: Double, title: String?, body: String?,
-            category: String?, threadID: String?, groupID: String?, summaryArgument: String?,
-            summaryArgumentCount: Int, relevance: Double?, hasMedia: Bool, expiration: Double?,
-            summaryAt: Double?, sender: String?
-        ) {
-            self.user = user
-            self.app = app
-            self.id = id
-            self.date = date
-            self.title = title
-            self.body = body
-            self.category = category
-            self.threadID = threadID
-            self.groupID = groupID
-            self.summaryArgument = summaryArgument
-            self.sender = sender
-            self.summaryArgumentCount = summaryArgumentCount
-            relevanceOrNone = Self.number(relevance)
-            expirationOrNone = Self.number(expiration)
-            summaryAtOrNone = Self.number(summaryAt)
-            self.hasMedia = hasMedia
-        }
 
         var relevance: Double? {
             get { Self.optional(relevanceOrNone) }
@@ -69,7 +45,7 @@ package struct StoredNotification: Sendable, Hashable {
         /// A signalling NaN with a payload of its own: arithmetic makes quiet NaNs, JSON has none.
         private static let noneBits: UInt64 = 0x7FF4_D0E5_0000_0001
 
-        private static func number(_ value: Double?) -> Double { value ?? Double(bitPattern: noneBits) }
+        static func number(_ value: Double?) -> Double { value ?? Double(bitPattern: noneBits) }
 
         private static func optional(_ number: Double) -> Double? {
             number.bitPattern == noneBits ? nil : number
@@ -193,9 +169,10 @@ package struct StoredNotification: Sendable, Hashable {
         storage = Storage(
             Fields(
                 user: user, app: app, id: id, date: date, title: title, body: body, category: category,
-                threadID: threadID, groupID: groupID, summaryArgument: summaryArgument,
-                summaryArgumentCount: summaryArgumentCount, relevance: relevance, hasMedia: hasMedia,
-                expiration: expiration, summaryAt: summaryAt, sender: sender))
+                threadID: threadID, groupID: groupID, summaryArgument: summaryArgument, sender: sender,
+                summaryArgumentCount: summaryArgumentCount, relevanceOrNone: Fields.number(relevance),
+                expirationOrNone: Fields.number(expiration), summaryAtOrNone: Fields.number(summaryAt),
+                hasMedia: hasMedia))
     }
 
     /// Whether this is the notification `app` and `id` name. A store's scan of a list asks it of
