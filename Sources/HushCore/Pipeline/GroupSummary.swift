@@ -57,19 +57,17 @@ package enum GroupSummary {
         switch items.count {
         case 0: return ""
         case 1: return items[0]
-        case 2: return items[0] + " and " + items[1]
         default:
             var size = 5 + 2 * (items.count - 2)
             for item in items { size += item.utf8.count }
-            var out = ""
-            out.reserveCapacity(size)
+            var out = TextBuffer(capacity: size)
             for i in 0..<items.count - 1 {
                 if i > 0 { out += ", " }
                 out += items[i]
             }
             out += " and "
             out += items[items.count - 1]
-            return out
+            return out.string
         }
     }
 }

@@ -65,15 +65,30 @@ extension Evaluation {
         } else if !audible {
             words = "alert: passive, so no sound, vibration or screen wake"
         } else if !asked {
-            words = "alert: " + level.rawValue + ", no sound (the notification asks for none)"
+            words = Self.alertWords(level, sound: false)
         } else if !sound {
             words =
                 context.ringer == .silent
                 ? "alert: no sound (ringer is silent)" : "alert: no sound (" + settings.name + " has sounds off)"
         } else {
-            words = "alert: " + level.rawValue + ", with sound"
+            words = Self.alertWords(level, sound: true)
         }
         note("delivery", words)
         if forcedAlert { decision.reasons.append("a rule forced delivery alert") }
+    }
+
+    /// "alert: LEVEL, with sound", or with none asked for: one of a few texts, not made anew for
+    /// every notification.
+    static func alertWords(_ level: InterruptionLevel, sound: Bool) -> String {
+        switch (level, sound) {
+        case (.passive, true): "alert: passive, with sound"
+        case (.passive, false): "alert: passive, no sound (the notification asks for none)"
+        case (.active, true): "alert: active, with sound"
+        case (.active, false): "alert: active, no sound (the notification asks for none)"
+        case (.timeSensitive, true): "alert: time-sensitive, with sound"
+        case (.timeSensitive, false): "alert: time-sensitive, no sound (the notification asks for none)"
+        case (.critical, true): "alert: critical, with sound"
+        case (.critical, false): "alert: critical, no sound (the notification asks for none)"
+        }
     }
 }

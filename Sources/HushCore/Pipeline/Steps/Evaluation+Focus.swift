@@ -19,10 +19,11 @@ extension Evaluation {
             return
         }
         // The reason is one sentence, written once into one buffer: why the focus is on, then what it did.
-        var text = pipeline.whyText(why, focus: focus, clock: clock, capacity: 128)
+        var text = TextBuffer(capacity: 192)
+        text += pipeline.whyText(why, focus: focus, clock: clock, capacity: 0)
         if focus.silence == .locked && !context.locked {
             text += ", but it silences only while the device is locked"
-            note("focus", text)
+            note("focus", text.string)
             return
         }
         let directory = self.directory
@@ -40,7 +41,7 @@ extension Evaluation {
             text += "; silenced: "
             writeSilencedWhy(focus, sender: sender, filtered: filtered, to: &text)
         }
-        note("focus", text)
+        note("focus", text.string)
     }
 
     /// The focus filter for the app when it keeps this notification out: what it lets through and
@@ -55,7 +56,7 @@ extension Evaluation {
     /// How the notification passes the focus, if it does; then "; " and why are appended to `text`.
     func focusBreakthrough(
         _ focus: FocusSettings, sender: Directory.Resolved?,
-        filtered: (allowed: [String], criteria: String)?, why text: inout String
+        filtered: (allowed: [String], criteria: String)?, why text: inout TextBuffer
     ) throws -> Decision.Breakthrough? {
         let level = subject.level
         if filtered != nil {
@@ -147,7 +148,7 @@ extension Evaluation {
     /// Why the focus silences the notification, appended to `text`.
     func writeSilencedWhy(
         _ focus: FocusSettings, sender: Directory.Resolved?,
-        filtered: (allowed: [String], criteria: String)?, to text: inout String
+        filtered: (allowed: [String], criteria: String)?, to text: inout TextBuffer
     ) {
         if let (allowed, criteria) = filtered {
             text += "the focus filter for "
