@@ -75,8 +75,12 @@ if [ -z "${BIN:-}" ]; then
 fi
 if [ "$LIBRARY" = 1 ] && [ -z "${HARNESS:-}" ]; then
   echo "== build (release): the harness (Benchmarks/)" >&2
+  # A path dependency's new source files can be missing from the build plan SwiftPM kept
+  # (release.yaml): when the build fails, it is made again from a fresh plan, once.
   # shellcheck disable=SC2086
-  swift build -c release --package-path Benchmarks --scratch-path "$HARNESS_SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2
+  swift build -c release --package-path Benchmarks --scratch-path "$HARNESS_SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2 ||
+    { rm -f "$HARNESS_SCRATCH/release.yaml" &&
+      swift build -c release --package-path Benchmarks --scratch-path "$HARNESS_SCRATCH" ${HUSH_BENCH_BUILD_FLAGS:-} >&2; }
   HARNESS="$HARNESS_SCRATCH/release/hush-benchmark"
 fi
 [ -x "$BIN" ] || { echo "bench.sh: $BIN is not an executable" >&2; exit 2; }
