@@ -58,6 +58,8 @@ public final class SQLiteStateStore: StateStore {
     @exclusivity(unchecked) var pendingInFlight: [PendingBatch] = []
     /// The statements of `HotStatement`, prepared on first use, for this store's one connection.
     @exclusivity(unchecked) var hotStatements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    /// The statements of the reads, by connection and SQL (`readStatement`).
+    @exclusivity(unchecked) var readStatements: [ReadStatement] = []
     /// The texts of the hot statement being run and where each is bound (`Parameters`), kept
     /// between statements so that binding allocates nothing.
     @exclusivity(unchecked) var parameterBytes: [UInt8] = []
@@ -108,6 +110,7 @@ public final class SQLiteStateStore: StateStore {
     deinit {
         // Finalized before the connection closes (a connection with statements left open is not).
         hotStatements.removeAll()
+        readStatements.removeAll()
     }
 
     // MARK: - Reading

@@ -25,6 +25,23 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         XCTAssertFalse(theirs.contains { seen.contains($0) })
     }
 
+    /// Reads find their statements by the SQL text's words: texts made on the fly (each a new
+    /// string) and constant ones alike read what their SQL says, and the store keeps at most
+    /// `ReadStatement.limit` of them.
+    func testEveryReadRunsItsOwnSQL() throws {
+        let store = try SQLiteStateStore(path: directory.path("state.sqlite"))
+        let constant = "SELECT 7 + ?"
+        try store.dbQueue.read { db in
+            for i in 0..<100 {
+                XCTAssertEqual(try store.fetchInteger(db, sql: "SELECT \(i) * 2", []), Int64(i * 2))
+                XCTAssertEqual(try store.fetchInteger(db, sql: constant, [Int64(i).databaseValue]), Int64(7 + i))
+                let short = "SELECT \(i % 10)"  // short enough to be kept in the string's own words
+                XCTAssertEqual(try store.fetchInteger(db, sql: short, []), Int64(i % 10))
+            }
+        }
+        XCTAssertLessThanOrEqual(store.readStatements.count, ReadStatement.limit)
+    }
+
     func testChangesByAnotherConnectionShowThroughTheCache() throws {
         let path = directory.path("state.sqlite")
         let reader = try SQLiteStateStore(path: path)
