@@ -41,6 +41,7 @@ final class CachedUser {
         }
 
         var heldApp: String { n.app }
+        var heldID: String { n.id }
     }
 
     /// Where a delivered notification's row goes (schema v5: keyed by (user, seq), so that a new

@@ -94,7 +94,13 @@ final class StateStoreConformanceTests: XCTestCase {
     func testEmptyApplyChangesNothing() throws { try forEachStore(checkEmptyApplyChangesNothing) }
     func testReplaceIsAnUpdateNotAnArrival() throws { try forEachStore(checkReplaceIsAnUpdateNotAnArrival) }
     func testWithdrawRemovesDeliveredAndQueued() throws { try forEachStore(checkWithdrawRemovesDeliveredAndQueued) }
-    func testTheSameIDInSeveralAppsIsKeptApart() throws { try forEachStore(checkTheSameIDInSeveralAppsIsKeptApart) }
+    func testTheSameIDInSeveralAppsIsKeptApart() throws {
+        try forEachStore { try checkTheSameIDInSeveralAppsIsKeptApart($0, others: 0) }
+    }
+    /// The same among more notifications than a user's short list holds (`ByAppAndID.fewLimit`).
+    func testTheSameIDInSeveralAppsIsKeptApartAmongMany() throws {
+        try forEachStore { try checkTheSameIDInSeveralAppsIsKeptApart($0, others: 40) }
+    }
     func testABatchKeepsItsWritesAndJoinsAnOpenOne() throws {
         try forEachStore(checkABatchKeepsItsWritesAndJoinsAnOpenOne)
     }
@@ -435,8 +441,10 @@ final class StateStoreConformanceTests: XCTestCase {
     /// The stores keep delivered notifications by id, with another app's notification of an id
     /// already held kept aside: every order of delivering, replacing, withdrawing and pruning
     /// them must keep each app's apart.
-    private func checkTheSameIDInSeveralAppsIsKeptApart(_ store: any StateStore) throws {
+    private func checkTheSameIDInSeveralAppsIsKeptApart(_ store: any StateStore, others: Int) throws {
         let apps = ["com.example.chat", "com.example.mail", "com.example.news"]
+        // Others first, of the same apps and ids of their own, none older than the prune below.
+        try store.apply((0..<others).map { .deliver(note("other \($0)", app: apps[$0 % 3], date: t0 + 100)) })
         func titles() throws -> [String?] { try apps.map { try store.delivered(user: "u", app: $0, id: "x")?.title } }
         for (i, app) in apps.enumerated() {
             try store.apply([.deliver(note("x", app: app, date: t0 + Double(i), title: "\(i) 1", group: "g"))])
@@ -471,6 +479,10 @@ final class StateStoreConformanceTests: XCTestCase {
         try store.apply([.deliver(note("y", app: apps[0], date: t0 + 50))])
         XCTAssertEqual(
             try apps.map { try store.delivered(user: "u", app: $0, id: "y")?.date }, [t0 + 50, t0 + 40, nil])
+        for i in 0..<others {
+            XCTAssertEqual(try store.delivered(user: "u", app: apps[i % 3], id: "other \(i)")?.date, t0 + 100)
+            XCTAssertNil(try store.delivered(user: "u", app: apps[(i + 1) % 3], id: "other \(i)"))
+        }
     }
 
     // MARK: prune
