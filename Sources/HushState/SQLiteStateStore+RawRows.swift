@@ -140,11 +140,11 @@ extension SQLiteStateStore {
     /// The prepared statement of a read. The reads' SQL is a handful of constant texts, and GRDB's
     /// `cachedStatement(sql:)` hashes the whole text at every call: about 4,000 instructions a line
     /// on 20,000 users × 10, where each user's first notification reads their rows. Found here by
-    /// the connection and the text's two words instead (the entry holds the text, so equal words
-    /// are the same text); a text made on the fly misses, and is GRDB's to find as before.
+    /// the connection and the text's words instead (`TextWords`: the entry holds the text); a text
+    /// made on the fly misses, and is GRDB's to find as before.
     private func readStatement(_ db: Database, sql: String) throws -> SQLiteStatement {
         let connection = ObjectIdentifier(db)
-        let words = unsafeBitCast(sql, to: (UInt64, UInt64).self)
+        let words = TextWords(sql)
         for read in readStatements where read.words == words && read.connection == connection {
             return read.statement.sqliteStatement
         }
@@ -198,7 +198,7 @@ struct ReadStatement {
     static let limit = 32
     /// Held, so that its words stay its own.
     let sql: String
-    let words: (UInt64, UInt64)
+    let words: TextWords
     let connection: ObjectIdentifier
     let statement: Statement
 }

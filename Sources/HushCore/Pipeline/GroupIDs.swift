@@ -42,21 +42,16 @@ enum GroupIDs {
     /// `app/thread`, the text made for the same pair before when it is still in its slot.
     static func id(app: String, thread: String) -> String {
         guard let slots = slots() else { return make(app: app, thread: thread) }
-        // A text's two words: its bytes when short, else its storage (one per text the JSON
-        // reader keeps: `_JSONKeyCache`). Equal words are equal texts while the slot holds its
-        // own references, so a hit compares words, not bytes; equal texts in other storage miss,
-        // and only cost a new id, as without the table.
-        let a = unsafeBitCast(app, to: (UInt64, UInt64).self)
-        let t = unsafeBitCast(thread, to: (UInt64, UInt64).self)
+        // The slot holds its texts, so equal words are the same texts (`TextWords`): the JSON
+        // reader makes one text per repeated value (`_JSONKeyCache`).
+        let a = TextWords(app)
+        let t = TextWords(thread)
         // Not a keyed hash, and it needs none: pairs flooding one slot only make every lookup a
         // miss.
-        let mixed = (t.0 &+ t.1 &* 31 &+ a.0 &* 961 &+ a.1 &* 29_791) &* 0x9E37_79B9_7F4A_7C15
+        let mixed =
+            (t.first &+ t.second &* 31 &+ a.first &* 961 &+ a.second &* 29_791) &* 0x9E37_79B9_7F4A_7C15
         let slot = slots + Int(truncatingIfNeeded: mixed >> 56)
-        let held = (
-            unsafeBitCast(slot.pointee.app, to: (UInt64, UInt64).self),
-            unsafeBitCast(slot.pointee.thread, to: (UInt64, UInt64).self)
-        )
-        if held.0 == a && held.1 == t { return slot.pointee.id }
+        if TextWords(slot.pointee.app) == a && TextWords(slot.pointee.thread) == t { return slot.pointee.id }
         let id = make(app: app, thread: thread)
         slot.pointee = Slot(app: app, thread: thread, id: id)
         return id
