@@ -57,6 +57,39 @@ final class ScheduleTests: XCTestCase {
         XCTAssertFalse(early.contains(t("2026-03-29T01:59:00+01:00"), clock: berlin))
     }
 
+    /// `contains` reads one offset when no transition is near (`ZoneClock.steadyOffset`): at every
+    /// window's edges, a second either side and mid-window, for a year of days in zones with and
+    /// without DST (Lord Howe's is half an hour), it answers as the windows the clock gives.
+    func testContainsAgreesWithTheClocksWindowsAllYear() {
+        let schedules = [
+            Schedule(days: [2, 3, 4, 5, 6], from: 9 * 60, to: 17 * 60 + 30),
+            Schedule(days: Set(1...7), from: 23 * 60 + 30, to: 2 * 60 + 30),
+            Schedule(days: [1], from: 2 * 60 + 15, to: 2 * 60 + 45),
+            Schedule(days: [1, 7], from: 0, to: 0),
+        ]
+        var checked = 0
+        for zone in ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"] {
+            let clock = ZoneClock(identifier: zone)!
+            let first = CivilDate(year: 2026, month: 1, day: 1).dayNumber
+            for day in first..<first + 366 {
+                for schedule in schedules {
+                    guard let window = schedule.window(startingOn: day, clock: clock) else { continue }
+                    for t in [
+                        window.start - 1, window.start, (window.start + window.end) / 2, window.end - 1, window.end,
+                    ] {
+                        let today = clock.local(t).dayNumber
+                        let expected = [today - 1, today].contains { d in
+                            schedule.window(startingOn: d, clock: clock).map { $0.start <= t && t < $0.end } ?? false
+                        }
+                        XCTAssertEqual(schedule.contains(t, clock: clock), expected, "\(zone) \(t)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 10_000)
+    }
+
     func testFirstDeclaredScheduledFocusWins() {
         let a = FocusSettings(name: "Work", schedules: [Schedule(days: Set(1...7), from: 9 * 60, to: 17 * 60)])
         let b = FocusSettings(name: "Meetings", schedules: [Schedule(days: Set(1...7), from: 10 * 60, to: 11 * 60)])

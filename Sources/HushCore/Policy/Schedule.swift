@@ -25,17 +25,39 @@ package struct Schedule: Sendable, Hashable {
 
     /// The window that starts on `dayNumber`, as instants, when the days include that day.
     package func window(startingOn dayNumber: Int, clock: ZoneClock) -> (start: Double, end: Double)? {
+        window(startingOn: dayNumber) { clock.instant(dayNumber: $0, minuteOfDay: $1) }
+    }
+
+    /// `instant(dayNumber, minuteOfDay)`: the clock's.
+    @inline(__always)
+    private func window(startingOn dayNumber: Int, instant: (Int, Int) -> Double) -> (start: Double, end: Double)? {
         guard dayMask & (UInt16(1) << UInt16(CivilDate.weekday(dayNumber: dayNumber))) != 0 else { return nil }
-        let start = clock.instant(dayNumber: dayNumber, minuteOfDay: from)
-        let end = clock.instant(dayNumber: wrapsPastMidnight ? dayNumber + 1 : dayNumber, minuteOfDay: to)
+        let start = instant(dayNumber, from)
+        let end = instant(wrapsPastMidnight ? dayNumber + 1 : dayNumber, to)
         return (start, end)
     }
 
+    /// How far from `t` the clock's readings for `contains` reach: its windows' walls lie within
+    /// two days of `t`'s local time, and `ZoneClock.instant` reads the offset a day and 14 hours
+    /// either side of a wall (with an offset under a day, five days hold it all).
+    private static let steadyReach = 5.0 * 86400
+
     /// Start inclusive, end exclusive.
     package func contains(_ t: Double, clock: ZoneClock) -> Bool {
+        // Nearly always no transition is near: one offset, and the clock's arithmetic with it.
+        if let offset = clock.steadyOffset(around: t, margin: Self.steadyReach), abs(offset) < 86400 {
+            let today = ZoneClock.local(t, offset: offset).dayNumber
+            return contains(t, today: today) { ZoneClock.instant(dayNumber: $0, minuteOfDay: $1, offset: offset) }
+        }
         let today = clock.local(t).dayNumber
-        if let window = window(startingOn: today - 1, clock: clock), window.start <= t, t < window.end { return true }
-        if let window = window(startingOn: today, clock: clock), window.start <= t, t < window.end { return true }
+        return contains(t, today: today) { clock.instant(dayNumber: $0, minuteOfDay: $1) }
+    }
+
+    @inline(__always)
+    private func contains(_ t: Double, today: Int, instant: (Int, Int) -> Double) -> Bool {
+        for day in [today - 1, today] {
+            if let window = window(startingOn: day, instant: instant), window.start <= t, t < window.end { return true }
+        }
         return false
     }
 

@@ -105,12 +105,30 @@ package final class ZoneClock: Sendable {
         return span
     }
 
+    /// The offset in force at every instant within `margin` seconds of `t`, when one span cached
+    /// so far holds them all (nearly always): around `t`, `local(_:offset:)` and
+    /// `instant(dayNumber:minuteOfDay:offset:)` then give what `local` and `instant` give, without
+    /// a search each.
+    package func steadyOffset(around t: Double, margin: Double) -> Int? {
+        guard let span = cachedSpan(t), span.start <= t - margin, t + margin < span.end else { return nil }
+        return span.offset
+    }
+
     /// Local wall-clock reading of an instant.
-    package func local(_ t: Double) -> LocalTime {
-        let offset = offset(at: t)
+    package func local(_ t: Double) -> LocalTime { Self.local(t, offset: offset(at: t)) }
+
+    /// The wall-clock reading of `t` where `offset` is in force.
+    @inline(__always)
+    package static func local(_ t: Double, offset: Int) -> LocalTime {
         let local = Int(t.rounded(.down)) + offset
         let day = local >= 0 ? local / 86400 : (local - 86399) / 86400
         return LocalTime(dayNumber: day, secondOfDay: local - day * 86400, offset: offset)
+    }
+
+    /// The instant the wall clock reads `minuteOfDay` on `dayNumber` where `offset` is in force.
+    @inline(__always)
+    package static func instant(dayNumber: Int, minuteOfDay: Int, offset: Int) -> Double {
+        Double(dayNumber * 86400 + minuteOfDay * 60) - Double(offset)
     }
 
     /// The instant the wall clock reads `minuteOfDay` on `dayNumber`. A time skipped by a DST gap
@@ -120,7 +138,7 @@ package final class ZoneClock: Sendable {
         let wall = Double(dayNumber * 86400 + minuteOfDay * 60)
         // No transition within a day and 14 hours either side (nearly always): one offset.
         if let span = cachedSpan(wall - 86400 - 14 * 3600), wall + 86400 + 14 * 3600 < span.end {
-            return wall - Double(span.offset)
+            return Self.instant(dayNumber: dayNumber, minuteOfDay: minuteOfDay, offset: span.offset)
         }
         let before = offset(at: wall - 86400 - 14 * 3600)
         let after = offset(at: wall + 86400 + 14 * 3600)
