@@ -47,7 +47,8 @@ extension Evaluation {
     /// The focus filter for the app when it keeps this notification out: what it lets through and
     /// the notification's criteria.
     func filteredOut(_ focus: FocusSettings) -> (allowed: [String], criteria: String)? {
-        guard !focus.filters.isEmpty, let allowed = focus.filters[envelope.app], let criteria = envelope.filterCriteria,
+        // Few notifications carry criteria: checked before the lookup by app.
+        guard !focus.filters.isEmpty, let criteria = envelope.filterCriteria, let allowed = focus.filters[envelope.app],
             !allowed.contains(criteria)
         else { return nil }
         return (allowed, criteria)
