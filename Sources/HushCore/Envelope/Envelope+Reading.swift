@@ -388,7 +388,11 @@ extension Envelope {
                 try seen.insert(4)
                 try cursor.beginArray()
                 var firstRecipient = true
-                while try cursor.nextElement(&firstRecipient) { recipients.append(try readPerson(&cursor)) }
+                while try cursor.nextElement(&firstRecipient) {
+                    // Room for a few at once: grown one at a time, four recipients took three buffers.
+                    if recipients.isEmpty { recipients.reserveCapacity(4) }
+                    recipients.append(try readPerson(&cursor))
+                }
             case 5 where key.equals("group"):
                 try seen.insert(8)
                 group = try Envelope.optionalString(&cursor)
