@@ -81,6 +81,21 @@ final class GroupAndCollapseTests: XCTestCase {
         }
     }
 
+    /// Whether a format names the arguments is found when it is made, and again when a form changes.
+    func testAFormatKnowsWhetherItNamesTheArguments() {
+        var format = PluralFormat(other: "%u more")
+        XCTAssertFalse(format.mentionsArguments)
+        format.one = "%u more from %@"
+        XCTAssertTrue(format.mentionsArguments)
+        format.one = nil
+        XCTAssertFalse(format.mentionsArguments)
+        format.other = "%u more from Zoë, %@"
+        XCTAssertTrue(format.mentionsArguments)
+        XCTAssertFalse(PluralFormat(other: "100%% @ home").mentionsArguments)
+        XCTAssertTrue(PluralFormat(one: "%@", other: "x").mentionsArguments)
+        XCTAssertEqual(format, PluralFormat(other: "%u more from Zoë, %@"))
+    }
+
     func testPlaceholderWhenPreviewsHidden() {
         let categories = [
             "MESSAGE": CategorySettings(hiddenPreview: PluralFormat(one: "%u message", other: "%u messages"))

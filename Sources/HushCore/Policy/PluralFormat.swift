@@ -1,17 +1,26 @@
 /// A format with an optional singular form: `"%u more"` or `{ one = "%u more message", other = … }`.
 package struct PluralFormat: Sendable, Hashable {
-    package var one: String?
-    package var other: String
+    package var one: String? {
+        didSet { mentionsArguments = Self.mentionsArguments(one: one, other: other) }
+    }
+    package var other: String {
+        didSet { mentionsArguments = Self.mentionsArguments(one: one, other: other) }
+    }
+    /// Whether either form speaks of the summary arguments (`%@`): found once, where a group's
+    /// summary line asks for every notification.
+    package private(set) var mentionsArguments: Bool
 
     package init(one: String? = nil, other: String) {
         self.one = one
         self.other = other
+        mentionsArguments = Self.mentionsArguments(one: one, other: other)
     }
 
     package func form(for count: Int) -> String { count == 1 ? (one ?? other) : other }
 
-    /// Whether either form speaks of the summary arguments (`%@`).
-    package var mentionsArguments: Bool { (one.map(Self.mentionsArguments) ?? false) || Self.mentionsArguments(other) }
+    private static func mentionsArguments(one: String?, other: String) -> Bool {
+        (one.map(Self.mentionsArguments) ?? false) || Self.mentionsArguments(other)
+    }
 
     /// Whether `s` holds `%@`: a byte scan for ASCII text, the general search otherwise.
     private static func mentionsArguments(_ s: String) -> Bool {
