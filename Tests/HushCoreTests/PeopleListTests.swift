@@ -1,4 +1,6 @@
+import Foundation
 import HushCore
+import Synchronization
 import XCTest
 
 /// `Directory.PeopleList` (a focus's people prepared once) answers as `person(_:isAmong:)` does.
@@ -90,5 +92,30 @@ final class PeopleListTests: XCTestCase {
         XCTAssertEqual(Handle(" tel:12 ").kind, .other)
         XCTAssertEqual(Handle(" tel:12 ").key, "12")
         XCTAssertEqual(Handle("").kind, .other)
+    }
+
+    /// `resolve` keeps each thread's last answers by handle: they stay the answers of the directory
+    /// asked, among 40 directories that number the same contacts in three orders (enough of them to
+    /// share the cache's slots: an answer taken from another order names another contact), asked
+    /// in turn, on several threads at once.
+    func testAThreadsResolvedHandlesAreEachDirectorysOwn() {
+        let orders = [contacts, contacts.reversed(), Array(contacts[3...] + contacts[..<3])]
+        let directories = (0..<40).map { Directory(contacts: orders[$0 % 3]) }
+        let people = shapes.map { Person(handle: $0) }
+        let expected = directories.map { directory in people.map { directory.contact(for: $0) } }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            var found = 0
+            for _ in 0..<3 {
+                for (i, person) in people.enumerated() {
+                    for (d, directory) in directories.enumerated()
+                    where directory.contact(for: directory.resolve(person)) != expected[d][i] {
+                        found += 1
+                    }
+                }
+            }
+            mismatches.withLock { $0 += found }
+        }
+        XCTAssertEqual(mismatches.withLock { $0 }, 0)
     }
 }

@@ -1,9 +1,14 @@
+import Synchronization
+
 /// The people a policy knows, for matching senders against focus lists, favorites and contacts.
 /// Built once per prepared policy: the contacts' handles are normalised and indexed by what
 /// matching handles share (`Handle.Bucket`), and the handles listed in focuses are normalised and
 /// widened by their contact's aliases ahead of time.
 package struct Directory: Sendable {
     package let contacts: [Contact]
+    /// This directory among those built in the process (never given twice): what a thread's
+    /// cached resolutions are keyed by, as a directory's contacts never change.
+    private let id: Int
     private let contactHandles: [[Handle]]
     /// Contact indices, ascending, by the buckets of their handles.
     private let contactBuckets: [Handle.Bucket: [Int]]
@@ -13,6 +18,7 @@ package struct Directory: Sendable {
     /// - Parameter listed: handles that will be looked up as lists (`person(_:isAmong:)`), to prepare.
     package init(contacts: [Contact], listed: [String] = []) {
         self.contacts = contacts
+        id = Self.lastID.add(1, ordering: .relaxed).newValue
         let contactHandles = contacts.map { $0.handles.map(Handle.init) }
         self.contactHandles = contactHandles
         var buckets: [Handle.Bucket: [Int]] = [:]
@@ -38,6 +44,20 @@ package struct Directory: Sendable {
     }
 
     package func resolve(_ person: Person) -> Resolved {
+        if person.aliases.isEmpty, let handle = person.handle, let slots = Self.resolvedByHandle.slots() {
+            // The slot holds its handle, so equal words are the same text (`TextWords`): the
+            // JSON reader makes one text per repeated value, and a stream repeats its senders.
+            let words = TextWords(handle)
+            let mixed = (words.first &+ words.second &* 31 &+ UInt64(bitPattern: Int64(id))) &* 0x9E37_79B9_7F4A_7C15
+            let slot = slots + Int(truncatingIfNeeded: mixed >> 58)
+            if slot.pointee.directory == id, TextWords(slot.pointee.handle) == words {
+                return Resolved(person: person, handles: slot.pointee.handles, contactIndex: slot.pointee.contactIndex)
+            }
+            let handles = [Handle(handle)]
+            let index = contactIndex(for: handles)
+            slot.pointee = ResolvedHandle(directory: id, handle: handle, handles: handles, contactIndex: index)
+            return Resolved(person: person, handles: handles, contactIndex: index)
+        }
         // `person.handles`, normalised, without making the array of raw handles first.
         var handles: [Handle] = []
         handles.reserveCapacity((person.handle == nil ? 0 : 1) + person.aliases.count)
@@ -45,6 +65,21 @@ package struct Directory: Sendable {
         for alias in person.aliases { handles.append(Handle(alias)) }
         return Resolved(person: person, handles: handles, contactIndex: contactIndex(for: handles))
     }
+
+    private static let lastID = Atomic<Int>(0)
+
+    /// A person known by one handle, resolved by a directory: a sender's handle normalised and
+    /// their contact found cost a thousand instructions, asked again for each of their messages.
+    private struct ResolvedHandle: Sendable {
+        var directory: Int
+        var handle: String
+        var handles: [Handle]
+        var contactIndex: Int?
+    }
+
+    /// Each thread's last resolutions, 64 slots (direct-mapped by handle and directory).
+    private static let resolvedByHandle = ThreadSlots(
+        count: 64, empty: ResolvedHandle(directory: 0, handle: "", handles: [], contactIndex: nil))
 
     /// The contact one of whose handles matches one of the person's.
     package func contact(for person: Person) -> Contact? {

@@ -4,44 +4,20 @@ import Foundation
 /// one text instead of each keeping its own: a stream repeats a few threads per app, and each
 /// stored notification kept its copy (6 MB on 20,000 users × 10 notifications), made anew every
 /// time. Direct-mapped, 256 slots; a slot holds the last id made for its (app, thread) pair. One
-/// table per thread (as the JSON key cache), so no lock and no shared reference counts.
+/// table per thread (`ThreadSlots`), so no lock and no shared reference counts.
 enum GroupIDs {
-    private struct Slot {
+    private struct Slot: Sendable {
         var app: String
         var thread: String
         var id: String
     }
 
-    private static let count = 256
-
-    /// This thread's slots (made at its first use, freed when it ends). An empty slot is the pair
-    /// ("", ""), whose id "/" it holds.
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            guard let pointer else { return }
-            let slots = pointer.assumingMemoryBound(to: Slot.self)
-            slots.deinitialize(count: GroupIDs.count)
-            slots.deallocate()
-        }
-        return key
-    }()
-
-    private static func slots() -> UnsafeMutablePointer<Slot>? {
-        if let pointer = pthread_getspecific(threadKey) { return pointer.assumingMemoryBound(to: Slot.self) }
-        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
-        slots.initialize(repeating: Slot(app: "", thread: "", id: "/"), count: count)
-        guard pthread_setspecific(threadKey, slots) == 0 else {
-            slots.deinitialize(count: count)
-            slots.deallocate()
-            return nil
-        }
-        return slots
-    }
+    /// Empty slots hold the pair ("", ""), whose id "/" they hold.
+    private static let table = ThreadSlots(count: 256, empty: Slot(app: "", thread: "", id: "/"))
 
     /// `app/thread`, the text made for the same pair before when it is still in its slot.
     static func id(app: String, thread: String) -> String {
-        guard let slots = slots() else { return make(app: app, thread: thread) }
+        guard let slots = table.slots() else { return make(app: app, thread: thread) }
         // The slot holds its texts, so equal words are the same texts (`TextWords`): the JSON
         // reader makes one text per repeated value (`_JSONKeyCache`).
         let a = TextWords(app)
