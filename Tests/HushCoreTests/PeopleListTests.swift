@@ -95,18 +95,18 @@ final class PeopleListTests: XCTestCase {
     }
 
     /// `resolve` keeps each thread's last answers by handle: they stay the answers of the directory
-    /// asked, among 40 directories that number the same contacts in three orders (enough of them to
-    /// share the cache's slots: an answer taken from another order names another contact), asked
-    /// in turn, on several threads at once.
+    /// asked, among 300 directories that number the same contacts in three orders (more than the
+    /// cache has slots, so they share slots: an answer taken from another order names another
+    /// contact), asked in turn, on several threads at once.
     func testAThreadsResolvedHandlesAreEachDirectorysOwn() {
         let orders = [contacts, contacts.reversed(), Array(contacts[3...] + contacts[..<3])]
-        let directories = (0..<40).map { Directory(contacts: orders[$0 % 3]) }
+        let directories = (0..<300).map { Directory(contacts: orders[$0 % 3]) }
         let people = shapes.map { Person(handle: $0) }
         let expected = directories.map { directory in people.map { directory.contact(for: $0) } }
         let mismatches = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             var found = 0
-            for _ in 0..<3 {
+            for _ in 0..<2 {
                 for (i, person) in people.enumerated() {
                     for (d, directory) in directories.enumerated()
                     where directory.contact(for: directory.resolve(person)) != expected[d][i] {

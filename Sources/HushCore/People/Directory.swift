@@ -49,7 +49,7 @@ package struct Directory: Sendable {
             // JSON reader makes one text per repeated value, and a stream repeats its senders.
             let words = TextWords(handle)
             let mixed = (words.first &+ words.second &* 31 &+ UInt64(bitPattern: Int64(id))) &* 0x9E37_79B9_7F4A_7C15
-            let slot = slots + Int(truncatingIfNeeded: mixed >> 58)
+            let slot = slots + Int(truncatingIfNeeded: mixed >> 56)
             if slot.pointee.directory == id, TextWords(slot.pointee.handle) == words {
                 return Resolved(person: person, handles: slot.pointee.handles, contactIndex: slot.pointee.contactIndex)
             }
@@ -77,9 +77,9 @@ package struct Directory: Sendable {
         var contactIndex: Int?
     }
 
-    /// Each thread's last resolutions, 64 slots (direct-mapped by handle and directory).
+    /// Each thread's last resolutions, 256 slots (direct-mapped by handle and directory).
     private static let resolvedByHandle = ThreadSlots(
-        count: 64, empty: ResolvedHandle(directory: 0, handle: "", handles: [], contactIndex: nil))
+        count: 256, empty: ResolvedHandle(directory: 0, handle: "", handles: [], contactIndex: nil))
 
     /// The contact one of whose handles matches one of the person's.
     package func contact(for person: Person) -> Contact? {
