@@ -60,6 +60,9 @@ struct Evaluation {
         self.decision = Decision(
             id: envelope.id, app: envelope.app, user: envelope.user, delivery: .alert,
             level: envelope.requestedLevel, requestedLevel: envelope.requestedLevel)
+        // A decision gives two or three reasons: room for four at once, not a buffer for one,
+        // then two, then four.
+        decision.reasons.reserveCapacity(4)
         self.trace = explain ? TraceLog() : nil
         self.subject = RuleSubject(envelope: envelope)
     }
