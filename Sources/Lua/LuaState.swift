@@ -339,6 +339,12 @@ package final class LuaState {
     }
 
     package func push(_ string: String) {
+        // Read in place (a short text from a copy on the stack): `withUTF8` on a copy of the
+        // text cost more than Lua's own work.
+        let pushed: Void? = string.utf8.withContiguousStorageIfAvailable { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+        guard pushed == nil else { return }
         var string = string
         string.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
