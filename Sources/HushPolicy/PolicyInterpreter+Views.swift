@@ -329,7 +329,7 @@ final class LazyJSON {
         case .bool(let b): lua_pushboolean(L, b ? 1 : 0)
         case .number(let d):
             if d.rounded() == d && abs(d) < 9e15 { lua_pushinteger(L, lua_Integer(d)) } else { lua_pushnumber(L, d) }
-        case .string(let s): pushString(L, s)
+        case .string(let s): LuaState.push(L, s)
         case .array(let items):
             guard depth < 64 else { lua_pushnil(L); return false }
             if items.isEmpty {
@@ -348,14 +348,6 @@ final class LazyJSON {
             }
         }
         return true
-    }
-
-    @inline(__always)
-    static func pushString(_ L: OpaquePointer, _ string: String) {
-        var string = string
-        string.withUTF8 { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
-        }
     }
 
     /// HUSH_LAZY_GET: the value under the key at stack index `key`, unless handed out before.
@@ -413,7 +405,7 @@ final class LazyJSON {
             }
         } else {
             for (key, item) in object where loadedKeys.isEmpty || !loadedKeys.contains(key) {
-                Self.pushString(L, key)
+                LuaState.push(L, key)
                 Self.push(L, item, depth: depth + 1, root: root ?? self)
                 lua_rawset(L, table)
             }

@@ -338,7 +338,11 @@ package final class LuaState {
         return text
     }
 
-    package func push(_ string: String) {
+    package func push(_ string: String) { Self.push(L, string) }
+
+    /// Pushes `string` onto `L`'s stack.
+    @inline(__always)
+    package static func push(_ L: OpaquePointer, _ string: String) {
         // Read in place (a short text from a copy on the stack): `withUTF8` on a copy of the
         // text cost more than Lua's own work.
         let pushed: Void? = string.utf8.withContiguousStorageIfAvailable { buffer in

@@ -7,8 +7,11 @@ struct TextBuffer {
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
     static func += (buffer: inout TextBuffer, text: String) {
-        var text = text
-        text.withUTF8 { buffer.bytes.append(contentsOf: $0) }
+        // In place (a short text from a copy on the stack): `withUTF8` on a copy costs more.
+        if text.utf8.withContiguousStorageIfAvailable({ buffer.bytes.append(contentsOf: $0) }) == nil {
+            var text = text
+            text.withUTF8 { buffer.bytes.append(contentsOf: $0) }
+        }
     }
 
     /// The pieces as one text (valid UTF-8: every piece was a `String`).
