@@ -93,6 +93,10 @@ final class EnvelopeReaderTests: XCTestCase {
             #"{"app":"a","payload":{"aps":{}},"headers":{"FIELD":VALUE}}"#,
             #"{"app":"a","id":"i","payload":{},"communication":{"FIELD":VALUE}}"#,
             #"{"app":"a","id":"i","payload":{},"communication":{"sender":{"FIELD":VALUE}}}"#,
+            // Recipients are checked as read and kept as text until asked for.
+            #"{"app":"a","id":"i","payload":{},"communication":{"recipients":[{"FIELD":VALUE}]}}"#,
+            #"{"app":"a","id":"i","payload":{},"communication":{"recipients":["h",{"FIELD":VALUE,"name":"n"}]}}"#,
+            #"{"app":"a","id":"i","payload":{},"communication":{"recipients":[VALUE],"FIELD":1}}"#,
             #"{"app":"a","payload":{},"FIELD":VALUE}"#,
         ]
         let fields = [
@@ -118,6 +122,24 @@ final class EnvelopeReaderTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(read, 1000)
+    }
+
+    /// The reader keeps a message's recipients as text: asked for, they are the people the line
+    /// names, equal to (and hashed as) the same people decoded from the tree.
+    func testRecipientsKeptAsTextAreThePeopleTheLineNames() throws {
+        let line = Array(
+            #"{"app":"a","id":"i","payload":{},"communication":{"recipients":["me@x",{"handle":"b@x","name":"B\u00e9","aliases":["+1 555"]},{"contact":"c1","name":null}]}}"#
+                .utf8)
+        XCTAssertTrue(check(line))
+        let read = try XCTUnwrap(line.withUnsafeBytes { Envelope.read(line: $0, fallbackID: { "g" }) })
+        let expected = [
+            Person(handle: "me@x"), Person(handle: "b@x", name: "Bé", aliases: ["+1 555"]), Person(contact: "c1"),
+        ]
+        XCTAssertEqual(read.communication?.recipients, expected)
+        let decoded = Communication(kind: .message, recipients: expected)
+        XCTAssertEqual(read.communication, decoded)
+        XCTAssertEqual(read.communication?.hashValue, decoded.hashValue)
+        XCTAssertNotEqual(read.communication, Communication(kind: .message, recipients: Array(expected.prefix(2))))
     }
 
     func testAGeneratedIDIsTakenOnlyForALineThatGetsOne() {

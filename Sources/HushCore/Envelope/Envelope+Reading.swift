@@ -371,7 +371,7 @@ extension Envelope {
         var seen = Envelope.Members()
         var kind = Communication.Kind.message
         var sender: Person?
-        var recipients: [Person] = []
+        var recipients: [UInt8]?
         var group, conversation, service: String?
         try cursor.beginObject()
         var first = true
@@ -386,13 +386,16 @@ extension Envelope {
                 if try !cursor.readNull() { sender = try readPerson(&cursor) }
             case 10 where key.equals("recipients"):
                 try seen.insert(4)
+                // Checked, and kept as text until asked for (`Communication.recipients`).
+                let start = try cursor.valueStart()
                 try cursor.beginArray()
                 var firstRecipient = true
+                var count = 0
                 while try cursor.nextElement(&firstRecipient) {
-                    // Room for a few at once: grown one at a time, four recipients took three buffers.
-                    if recipients.isEmpty { recipients.reserveCapacity(4) }
-                    recipients.append(try readPerson(&cursor))
+                    try checkPerson(&cursor)
+                    count += 1
                 }
+                recipients = count == 0 ? nil : cursor.bytes(from: start)
             case 5 where key.equals("group"):
                 try seen.insert(8)
                 group = try Envelope.optionalString(&cursor)
@@ -406,13 +409,80 @@ extension Envelope {
                 try cursor.skipValue()
             }
         }
+        guard let recipients else {
+            return Communication(
+                kind: kind, sender: sender, group: group, conversation: conversation, service: service)
+        }
         return Communication(
-            kind: kind, sender: sender, recipients: recipients, group: group, conversation: conversation,
+            kind: kind, sender: sender, recipientsText: recipients, group: group, conversation: conversation,
             service: service)
     }
 
+    /// The people of `text` (a JSON array of people that `checkPerson` accepted), as `readPerson`
+    /// reads them.
+    static func readRecipients(_ text: [UInt8]) -> [Person] {
+        text.withUnsafeBytes { bytes in
+            var cursor = JSONCursor(bytes)
+            do throws(JSONCursor.Unsure) {
+                var people: [Person] = []
+                people.reserveCapacity(4)
+                try cursor.beginArray()
+                var first = true
+                while try cursor.nextElement(&first) { people.append(try readPerson(&cursor)) }
+                return people
+            } catch {
+                // The cursor gives up where the parser decides: the same text, the parser's way.
+                guard case .array(let items)? = try? JSONParser.parse(bytes) else { return [] }
+                return items.enumerated().compactMap { i, item in try? decodePerson(item, at: .recipient(i)) }
+            }
+        }
+    }
+
+    /// Reads past a person, checking it as `readPerson` would read it (a handle string, or an
+    /// object naming at least a handle, a name, a contact or an alias), without making its texts.
+    private static func checkPerson(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) {
+        if try cursor.peek() == 0x22 { return try cursor.skipValue() }
+        var seen = Envelope.Members()
+        var named = false
+        try cursor.beginObject()
+        var first = true
+        while let key = try cursor.nextKey(&first) {
+            let bit: UInt32
+            switch key.count {
+            case 6 where key.equals("handle"): bit = 1
+            case 4 where key.equals("name"): bit = 2
+            case 7 where key.equals("contact"): bit = 4
+            case 7 where key.equals("aliases"): bit = 8
+            default: bit = 0
+            }
+            guard bit != 0 else {
+                try cursor.skipValue()
+                continue
+            }
+            try seen.insert(bit)
+            if bit == 8 {
+                try cursor.beginArray()
+                var firstAlias = true
+                while try cursor.nextElement(&firstAlias) {
+                    try skipString(&cursor)
+                    named = true
+                }
+            } else if try !cursor.readNull() {
+                try skipString(&cursor)
+                named = true
+            }
+        }
+        guard named else { throw JSONCursor.Unsure() }
+    }
+
+    /// Reads past a string (what `cursor.string()` would read).
+    private static func skipString(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) {
+        guard try cursor.peek() == 0x22 else { throw JSONCursor.Unsure() }
+        try cursor.skipValue()
+    }
+
     /// A person object, or a bare handle string, as `decodePerson` reads them.
-    private static func readPerson(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) -> Person {
+    static func readPerson(_ cursor: inout JSONCursor) throws(JSONCursor.Unsure) -> Person {
         if try cursor.peek() == 0x22 { return Person(handle: try cursor.string()) }
         var seen = Envelope.Members()
         var handle, name, contact: String?
