@@ -6,17 +6,21 @@ package enum RFC3339 {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
-    static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Double? {
-        func digits(_ start: Int, _ count: Int) -> Int? {
-            guard start + count <= b.count else { return nil }
-            var value = 0
-            for i in start..<start + count {
-                let c = b[i]
-                guard c >= 48 && c <= 57 else { return nil }
-                value = value * 10 + Int(c - 48)
-            }
-            return value
+    /// The number `count` decimal digits at `start` make, if they are all digits.
+    @inline(__always)
+    private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+        guard start + count <= b.count else { return nil }
+        var value = 0
+        for i in start..<start + count {
+            let c = b[i]
+            guard c >= 48 && c <= 57 else { return nil }
+            value = value * 10 + Int(c - 48)
         }
+        return value
+    }
+
+    static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Double? {
+        @inline(__always) func digits(_ start: Int, _ count: Int) -> Int? { Self.digits(b, start, count) }
         guard b.count >= 20,
             let year = digits(0, 4), b[4] == UInt8(ascii: "-"),
             let month = digits(5, 2), b[7] == UInt8(ascii: "-"),
