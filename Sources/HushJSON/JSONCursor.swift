@@ -310,9 +310,19 @@ package struct JSONCursor {
 }
 
 extension UnsafeBufferPointer<UInt8> {
-    /// Whether these bytes are `text`'s (ASCII) bytes.
-    @inline(__always)
+    /// Whether these bytes are `text`'s (ASCII) bytes. Inlined where it is used (the readers
+    /// compare every key they meet with a few names), and compared byte by byte: a key is short,
+    /// and a call to `memcmp` cost more than the comparison.
+    @inlinable @inline(__always)
     package func equals(_ text: StaticString) -> Bool {
-        count == text.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, text.utf8Start, count) == 0)
+        let n = text.utf8CodeUnitCount
+        guard count == n else { return false }
+        let other = text.utf8Start
+        var i = 0
+        while i < n {
+            guard self[i] == other[i] else { return false }
+            i &+= 1
+        }
+        return true
     }
 }
