@@ -11,7 +11,7 @@ struct Evaluation {
     var subject: RuleSubject
     var decision: Decision
     var changes: [StateChange] = []
-    var activeFocus: (focus: FocusSettings, why: Pipeline.FocusWhy)?
+    var activeFocus: (focus: Pipeline.HeldFocus, why: Pipeline.FocusWhy)?
     var quietOnly = false
     var replacedQueued = false
     /// The delivered notification with this app and collapse key, once looked up.
@@ -93,7 +93,7 @@ struct Evaluation {
     /// Why the active focus is on, in words.
     var focusWhy: String {
         guard let (focus, why) = activeFocus else { return "" }
-        return why.text(focus: focus, clock: clock)
+        return why.text(focus: focus.settings, clock: clock)
     }
 
     /// The steps in order; each is in `Steps/Evaluation+<Step>.swift`. A step that ends the
@@ -114,7 +114,7 @@ struct Evaluation {
         // Every decision names the focus in force, whatever becomes of the notification.
         activeFocus = try pipeline.focusInForce(
             at: now, context: context, user: envelope.user, state: state, clock: clock)
-        decision.focus = activeFocus?.focus.name
+        decision.focus = activeFocus?.focus.settings.name
         if envelope.withdraw {
             try withdraw()
             return

@@ -17,6 +17,8 @@ package struct Pipeline: Sendable {
         /// on by its schedule is asked of every notification, and plain values are read without
         /// copying a focus (its arrays and strings retained and released) for each.
         let schedules: [(focus: Int, schedule: Schedule)]
+        /// The policy's focuses, each behind one reference (`HeldFocus`).
+        let heldFocuses: [HeldFocus]
 
         init(policy: Policy) {
             self.policy = policy
@@ -33,6 +35,7 @@ package struct Pipeline: Sendable {
             self.scheduledWhy = policy.focuses.enumerated().map {
                 FocusWhy.schedule($0).text(focus: $1, clock: defaultClock)
             }
+            self.heldFocuses = policy.focuses.map(HeldFocus.init)
             self.schedules = policy.focuses.indices.flatMap { index in
                 policy.focuses[index].schedules.map { (index, $0) }
             }
@@ -89,9 +92,28 @@ package struct Pipeline: Sendable {
         at now: Double, context: EvaluationContext, user: String, state: any StateReading,
         clock: ZoneClock
     ) throws -> (focus: FocusSettings, why: String)? {
-        guard let (focus, why) = try focusInForce(at: now, context: context, user: user, state: state, clock: clock)
+        guard let (held, why) = try focusInForce(at: now, context: context, user: user, state: state, clock: clock)
         else { return nil }
-        return (focus, why.text(focus: focus, clock: clock))
+        return (held.settings, why.text(focus: held.settings, clock: clock))
+    }
+
+    /// A focus's settings behind one reference: every evaluation keeps the focus in force, and a
+    /// copy of the settings retained and released each of their arrays and texts.
+    final class HeldFocus: Sendable {
+        let settings: FocusSettings
+        init(_ settings: FocusSettings) { self.settings = settings }
+    }
+
+    /// The policy's focus of this name (as `Policy.focus(named:)` finds it), else one with only
+    /// the name.
+    private func heldFocus(named name: String) -> HeldFocus {
+        let held = storage.heldFocuses
+        if let found = held.first(where: { $0.settings.name == name })
+            ?? held.first(where: { $0.settings.name.lowercased() == name.lowercased() })
+        {
+            return found
+        }
+        return HeldFocus(FocusSettings(name: name))
     }
 
     /// Why a focus is in force; the sentence is made only when it is needed.
@@ -134,22 +156,20 @@ package struct Pipeline: Sendable {
     func focusInForce(
         at now: Double, context: EvaluationContext, user: String, state: any StateReading,
         clock: ZoneClock
-    ) throws -> (focus: FocusSettings, why: FocusWhy)? {
+    ) throws -> (focus: HeldFocus, why: FocusWhy)? {
         switch context.focus {
         case .off:
             return nil
         case .on(let name):
-            return (storage.policy.focus(named: name) ?? FocusSettings(name: name), .context(name))
+            return (heldFocus(named: name), .context(name))
         case .automatic:
             if let manual = try state.manualFocus(user: user), manual.isInForce(at: now) {
                 guard let name = manual.name else { return nil }
-                return (
-                    storage.policy.focus(named: name) ?? FocusSettings(name: name), .byHand(name, until: manual.until)
-                )
+                return (heldFocus(named: name), .byHand(name, until: manual.until))
             }
             // The first focus with a schedule that contains `now` (FocusSettings.isScheduled).
             for (index, schedule) in storage.schedules where schedule.contains(now, clock: clock) {
-                return (storage.policy.focuses[index], .schedule(index))
+                return (storage.heldFocuses[index], .schedule(index))
             }
             return nil
         }

@@ -1,14 +1,13 @@
 /// Silenced by the focus in force, unless it breaks through (docs/reference.md, "Focus and breakthrough").
 extension Evaluation {
     mutating func applyFocus() throws {
-        // Moved out while this step runs, and back after, and handed on as it is: bound in place,
-        // or taken apart, the focus was copied.
+        // Moved out while this step runs, and back after; its settings are read where they are held.
         guard let active = activeFocus.take() else {
             traceOnly("focus", "no focus is on")
             return
         }
         defer { activeFocus = active }
-        try apply(active.focus, why: active.why)
+        try apply(active.focus.settings, why: active.why)
     }
 
     private mutating func apply(_ focus: FocusSettings, why: Pipeline.FocusWhy) throws {

@@ -6,7 +6,7 @@ extension Evaluation {
             return
         }
         let ruleContext = RuleContext(
-            now: now, local: clock.local(now), focus: activeFocus?.focus.name, locked: context.locked,
+            now: now, local: clock.local(now), focus: activeFocus?.focus.settings.name, locked: context.locked,
             ringer: context.ringer, audio: context.audio, user: envelope.user, state: state, directory: directory)
         let reports = try runner.runRules(subject: &subject, context: ruleContext)
         // What rules put in the decision is bounded (OutputBounds): a policy cannot make a line of
