@@ -48,8 +48,7 @@ package struct Directory: Sendable {
             // The slot holds its handle, so equal words are the same text (`TextWords`): the
             // JSON reader makes one text per repeated value, and a stream repeats its senders.
             let words = TextWords(handle)
-            let mixed = (words.first &+ words.second &* 31 &+ UInt64(bitPattern: Int64(id))) &* 0x9E37_79B9_7F4A_7C15
-            let slot = slots + Int(truncatingIfNeeded: mixed >> 56)
+            let slot = slots + words.slot(owner: id, bits: Self.resolvedSlotBits)
             if slot.pointee.directory == id, TextWords(slot.pointee.handle) == words {
                 return Resolved(person: person, handles: slot.pointee.handles, contactIndex: slot.pointee.contactIndex)
             }
@@ -78,8 +77,9 @@ package struct Directory: Sendable {
     }
 
     /// Each thread's last resolutions, 256 slots (direct-mapped by handle and directory).
+    private static let resolvedSlotBits = 8
     private static let resolvedByHandle = ThreadSlots(
-        count: 256, empty: ResolvedHandle(directory: 0, handle: "", handles: [], contactIndex: nil))
+        count: 1 << resolvedSlotBits, empty: ResolvedHandle(directory: 0, handle: "", handles: [], contactIndex: nil))
 
     /// The contact one of whose handles matches one of the person's.
     package func contact(for person: Person) -> Contact? {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The built-in behaviour (docs/reference.md, "The pipeline, in order"): background and expiry → rules → authorization →
 /// effective level → collapse → summary → focus → delivery style → announcement → group.
 /// A pipeline is prepared once per policy and is immutable: evaluate from any thread.
@@ -19,6 +21,10 @@ package struct Pipeline: Sendable {
         let schedules: [(focus: Int, schedule: Schedule)]
         /// The policy's focuses, each behind one reference (`HeldFocus`).
         let heldFocuses: [HeldFocus]
+        /// This storage among those built in the process (never given twice): what a thread's
+        /// cached app settings are keyed by (`settings(for:)`).
+        let id = Storage.lastID.add(1, ordering: .relaxed).newValue
+        private static let lastID = Atomic<Int>(0)
 
         init(policy: Policy) {
             self.policy = policy
@@ -56,8 +62,36 @@ package struct Pipeline: Sendable {
     }
 
     package func settings(for app: String) -> ResolvedAppSettings {
+        guard let slots = Self.settingsByApp.slots() else { return resolvedSettings(for: app) }
+        // The slot holds its app, so equal words are the same text (`TextWords`): the JSON reader
+        // makes one text per repeated value.
+        let words = TextWords(app)
+        let id = storage.id
+        let slot = slots + words.slot(owner: id, bits: Self.settingsSlotBits)
+        if slot.pointee.pipeline == id, TextWords(slot.pointee.app) == words, let settings = slot.pointee.settings {
+            return settings
+        }
+        let settings = resolvedSettings(for: app)
+        slot.pointee = AppSlot(pipeline: id, app: app, settings: settings)
+        return settings
+    }
+
+    private func resolvedSettings(for app: String) -> ResolvedAppSettings {
         storage.resolvedApps[app] ?? storage.wildcardApp.resolved(bundleID: app)
     }
+
+    /// An app's settings as a pipeline resolved them.
+    private struct AppSlot: Sendable {
+        var pipeline: Int
+        var app: String
+        var settings: ResolvedAppSettings?
+    }
+
+    /// Each thread's last settings by app, 64 slots (direct-mapped by app and pipeline): asked for
+    /// every notification, where the lookup hashed the app's id each time.
+    private static let settingsSlotBits = 6
+    private static let settingsByApp = ThreadSlots(
+        count: 1 << settingsSlotBits, empty: AppSlot(pipeline: 0, app: "", settings: nil))
 
     /// The group a notification joins: by app and thread (`automatic`), by app, or none (`off`).
     package func groupID(app: String, thread: String?) -> String? {

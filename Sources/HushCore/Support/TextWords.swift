@@ -10,4 +10,13 @@ package struct TextWords: Equatable {
     package init(_ text: String) {
         (first, second) = unsafeBitCast(text, to: (UInt64, UInt64).self)
     }
+
+    /// A slot of a direct-mapped table of `2^bits` slots for this text and `owner` (what the
+    /// table's entries are kept for: a directory, a pipeline). Not a keyed hash, and it needs none:
+    /// texts flooding one slot only make every lookup a miss.
+    @inline(__always)
+    package func slot(owner: Int, bits: Int) -> Int {
+        let mixed = (first &+ second &* 31 &+ UInt64(bitPattern: Int64(owner))) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> UInt64(64 - bits))
+    }
 }
