@@ -141,13 +141,7 @@ package struct Pipeline: Sendable {
     /// The policy's focus of this name (as `Policy.focus(named:)` finds it), else one with only
     /// the name.
     private func heldFocus(named name: String) -> HeldFocus {
-        let held = storage.heldFocuses
-        if let found = held.first(where: { $0.settings.name == name })
-            ?? held.first(where: { $0.settings.name.lowercased() == name.lowercased() })
-        {
-            return found
-        }
-        return HeldFocus(FocusSettings(name: name))
+        storage.policy.focusIndex(named: name).map { storage.heldFocuses[$0] } ?? HeldFocus(FocusSettings(name: name))
     }
 
     /// Why a focus is in force; the sentence is made only when it is needed.

@@ -55,8 +55,12 @@ package struct Policy: Sendable, Hashable {
         (apps[app] ?? AppSettings()).overriding(appDefaults).resolved(bundleID: app)
     }
 
-    package func focus(named name: String) -> FocusSettings? {
-        focuses.first { $0.name == name } ?? focuses.first { $0.name.lowercased() == name.lowercased() }
+    package func focus(named name: String) -> FocusSettings? { focusIndex(named: name).map { focuses[$0] } }
+
+    /// Where the focus of this name is: the first of exactly that name, else the first whose name
+    /// differs only in case.
+    package func focusIndex(named name: String) -> Int? {
+        focuses.firstIndex { $0.name == name } ?? focuses.firstIndex { $0.name.lowercased() == name.lowercased() }
     }
 
     /// Why `name` cannot be turned on, or nil when the policy declares a focus of exactly that name.
