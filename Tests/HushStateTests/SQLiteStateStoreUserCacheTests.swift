@@ -332,4 +332,67 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
             XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["y", "x"])
         }
     }
+
+    /// A user met before the file held anything of theirs is known empty without a read of each
+    /// part (`CachedUser.startEmpty`): what another connection writes of them next shows, part
+    /// by part, and so does what this connection writes on top.
+    func testAUserMetWithNoRowsSeesAnotherConnectionsFirstWrites() throws {
+        let path = directory.path("state.sqlite")
+        let mine = try SQLiteStateStore(path: path)
+        let other = try SQLiteStateStore(path: path)
+        XCTAssertEqual(try mine.groupMembers(user: "u", groupID: "g"), [])
+        XCTAssertNil(try mine.queued(user: "u", app: "com.example.chat", id: "q"))
+        XCTAssertEqual(try mine.hasDueSummaries(user: "u", upTo: t0 + 100), false)
+        XCTAssertEqual(try mine.calls(user: "u", since: 0), [])
+        XCTAssertNil(try mine.manualFocus(user: "u"))
+        XCTAssertEqual(mine.userCache.users["u"]?.calls, [], "met as empty, not left to read")
+
+        try other.apply([
+            .deliver(note("d", date: t0, group: "g")),
+            .enqueue(note("q", date: t0 + 1, summaryAt: t0 + 60)),
+            .recordCall(CallRecord(user: "u", date: t0 + 2, app: "phone", caller: Person(handle: "ana"))),
+        ])
+        try other.setManualFocus(user: "u", ManualFocus(name: "Sleep", since: t0))
+        XCTAssertEqual(try mine.groupMembers(user: "u", groupID: "g").map(\.id), ["d"])
+        XCTAssertEqual(try mine.queued(user: "u", app: "com.example.chat", id: "q")?.id, "q")
+        XCTAssertEqual(try mine.hasDueSummaries(user: "u", upTo: t0 + 100), true)
+        XCTAssertEqual(try mine.calls(user: "u", since: 0).map(\.caller.handle), ["ana"])
+        XCTAssertEqual(try mine.manualFocus(user: "u")?.name, "Sleep")
+
+        try mine.apply([.deliver(note("e", date: t0 + 3, group: "g"))])
+        for reader in [mine, other, try SQLiteStateStore(path: path)] {
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["d", "e"])
+            XCTAssertEqual(try reader.recent(user: "u", since: 0).map(\.id), ["d", "q", "e"])
+        }
+    }
+
+    /// What lets a user without a version be taken as empty: every way of writing a user's rows
+    /// stamps a version for them, so no user has rows and no version.
+    func testEveryUserWithRowsHasAVersion() throws {
+        let path = directory.path("state.sqlite")
+        let store = try SQLiteStateStore(path: path)
+        try store.apply([.deliver(note("a", user: "delivers", date: t0, group: "g"))])
+        try store.apply([.enqueue(note("b", user: "queues", date: t0, summaryAt: t0 + 60))])
+        try store.apply([.replace(note("c", user: "replaces", date: t0), queued: false)])
+        try store.apply([.replace(note("c", user: "replacesQueued", date: t0, summaryAt: t0 + 60), queued: true)])
+        try store.apply([
+            .recordCall(CallRecord(user: "calls", date: t0, app: "phone", caller: Person(handle: "ana")))
+        ])
+        try store.setManualFocus(user: "focuses", ManualFocus(name: "Sleep", since: t0))
+        try store.apply([.enqueue(note("s", user: "summarised", date: t0, summaryAt: t0 + 60))])
+        _ = try store.deliverDueSummaries(user: "summarised", upTo: t0 + 60) { batch in
+            batch.notifications.map { .deliver($0) }
+        }
+        try store.apply([.dequeue(user: "queues", app: "com.example.chat", id: "b")])
+        let usersWithRows = """
+            SELECT user FROM delivered UNION SELECT user FROM queue UNION SELECT user FROM arrivals
+            UNION SELECT user FROM calls UNION SELECT user FROM manual_focus
+            """
+        try store.dbQueue.read { db in
+            XCTAssertEqual(
+                Set(try String.fetchAll(db, sql: usersWithRows)),
+                ["delivers", "queues", "replaces", "replacesQueued", "calls", "focuses", "summarised"])
+            XCTAssertEqual(try String.fetchAll(db, sql: "\(usersWithRows) EXCEPT SELECT user FROM user_versions"), [])
+        }
+    }
 }
