@@ -77,10 +77,14 @@ extension Envelope {
         }
         guard cursor.isAtEnd() else { throw Unsure() }
 
-        guard let app, !app.isEmpty, app.utf8.count <= OutputBounds.identifierBytes else { throw Unsure() }
+        // The values read are moved into the envelope (`take()`, `consume`), not copied: a copy
+        // of each text was a retain now and a release when the locals went.
+        guard let app = app.take(), !app.isEmpty, app.utf8.count <= OutputBounds.identifierBytes else {
+            throw Unsure()
+        }
         // A withdraw line needs no payload; any other does.
         guard payload != nil || withdraw else { throw Unsure() }
-        let payloadSource = payload ?? DeferredJSONObject()
+        let payloadSource = payload.take() ?? DeferredJSONObject()
         // The size APNs sees is the payload written as compact JSON: measured only when the line
         // could hold one over the limit (as `decode` measures it).
         let limit = headers.pushType == "voip" ? maximumVoIPPayloadBytes : maximumPayloadBytes
@@ -91,7 +95,7 @@ extension Envelope {
         }
         let resolvedID: String
         var idIsGenerated = false
-        if let id {
+        if let id = id.take() {
             resolvedID = id
         } else if let collapseID = headers.collapseID {
             resolvedID = collapseID
@@ -102,16 +106,20 @@ extension Envelope {
             idIsGenerated = true
         }
         return Envelope(
-            app: app, id: resolvedID, idIsGenerated: idIsGenerated, collapseKey: headers.collapseID ?? resolvedID,
-            withdraw: withdraw, date: date, user: user,
-            headersSource: headers.text ?? DeferredJSONObject(),
+            app: app, id: resolvedID, idIsGenerated: idIsGenerated,
+            collapseKey: headers.collapseID.take() ?? resolvedID,
+            withdraw: withdraw, date: date, user: consume user,
+            headersSource: headers.text.take() ?? DeferredJSONObject(),
             payloadSource: payloadSource, hasAlertMember: aps.hasAlertMember,
-            pushType: headers.pushType, priority: headers.priority, expiration: headers.expiration.map(Double.init),
-            title: aps.title, subtitle: aps.subtitle, body: aps.body, summaryArgument: aps.summaryArgument,
-            summaryArgumentCount: aps.summaryArgumentCount, badge: aps.badge, sound: aps.sound, threadID: aps.threadID,
-            category: aps.category, contentAvailable: aps.contentAvailable, mutableContent: aps.mutableContent,
-            targetContentID: aps.targetContentID, interruptionLevel: aps.interruptionLevel, relevance: aps.relevance,
-            filterCriteria: aps.filterCriteria, communication: communication, attachments: attachments)
+            pushType: headers.pushType.take(), priority: headers.priority,
+            expiration: headers.expiration.map(Double.init),
+            title: aps.title.take(), subtitle: aps.subtitle.take(), body: aps.body.take(),
+            summaryArgument: aps.summaryArgument.take(), summaryArgumentCount: aps.summaryArgumentCount,
+            badge: aps.badge, sound: aps.sound.take(), threadID: aps.threadID.take(), category: aps.category.take(),
+            contentAvailable: aps.contentAvailable, mutableContent: aps.mutableContent,
+            targetContentID: aps.targetContentID.take(), interruptionLevel: aps.interruptionLevel,
+            relevance: aps.relevance, filterCriteria: aps.filterCriteria.take(), communication: communication.take(),
+            attachments: consume attachments)
     }
 
     /// The members of one object read so far, a bit each (named here for the top level; nested
