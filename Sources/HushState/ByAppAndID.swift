@@ -13,6 +13,9 @@ struct AppAndID: Hashable {
 protocol HeldByAppAndID {
     var heldApp: String { get }
     var heldID: String { get }
+    /// Whether its app and id are these: compared in place, where `heldApp` and `heldID` hand out
+    /// copies (a retain and a release each). A scan of a short list asks it of every entry.
+    func isHeld(under key: AppAndID) -> Bool
 }
 
 /// Values by (app, id). Up to `fewLimit` of them in a plain list, searched in turn: most users
@@ -35,13 +38,13 @@ struct ByAppAndID<Value: HeldByAppAndID> {
     private var isFew: Bool { byID.isEmpty }
 
     private func indexInFew(_ key: AppAndID) -> Int? {
-        few.firstIndex { $0.heldID == key.id && $0.heldApp == key.app }
+        few.firstIndex { $0.isHeld(under: key) }
     }
 
     subscript(key: AppAndID) -> Value? {
         if isFew { return indexInFew(key).map { few[$0] } }
         guard let found = byID[key.id] else { return nil }
-        if found.heldApp == key.app { return found }
+        if found.isHeld(under: key) { return found }
         return sharingID.isEmpty ? nil : sharingID[key]
     }
 
@@ -62,7 +65,7 @@ struct ByAppAndID<Value: HeldByAppAndID> {
         }
         // One lookup for an id new to the list, the usual case.
         guard let held = byID.updateValue(value, forKey: key.id) else { return nil }
-        if held.heldApp == key.app { return held }
+        if held.isHeld(under: key) { return held }
         byID[key.id] = held
         return sharingID.updateValue(value, forKey: key)
     }
@@ -80,7 +83,7 @@ struct ByAppAndID<Value: HeldByAppAndID> {
         }
         // One lookup for an id new to the list: the value is put in the slot found for it.
         let (found, isNew) = Self.value(in: &byID[key.id], orInsert: make)
-        if isNew || found.heldApp == key.app { return (found, isNew) }
+        if isNew || found.isHeld(under: key) { return (found, isNew) }
         return Self.value(in: &sharingID[key], orInsert: make)
     }
 
@@ -111,7 +114,7 @@ struct ByAppAndID<Value: HeldByAppAndID> {
             return few.remove(at: i)
         }
         guard let held = byID[key.id] else { return nil }
-        guard held.heldApp == key.app else { return sharingID.isEmpty ? nil : sharingID.removeValue(forKey: key) }
+        guard held.isHeld(under: key) else { return sharingID.isEmpty ? nil : sharingID.removeValue(forKey: key) }
         byID[key.id] = nil
         // Another app's value with this id takes its place.
         if !sharingID.isEmpty, let other = sharingID.first(where: { $0.key.id == key.id }) {
@@ -132,4 +135,5 @@ struct ByAppAndID<Value: HeldByAppAndID> {
 extension StoredNotification: HeldByAppAndID {
     var heldApp: String { app }
     var heldID: String { id }
+    func isHeld(under key: AppAndID) -> Bool { hasKey(app: key.app, id: key.id) }
 }

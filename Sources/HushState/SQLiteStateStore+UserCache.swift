@@ -42,6 +42,7 @@ final class CachedUser {
 
         var heldApp: String { n.app }
         var heldID: String { n.id }
+        func isHeld(under key: Key) -> Bool { n.hasKey(app: key.app, id: key.id) }
     }
 
     /// Where a delivered notification's row goes (schema v5: keyed by (user, seq), so that a new
