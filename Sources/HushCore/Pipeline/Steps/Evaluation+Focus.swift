@@ -7,10 +7,13 @@ extension Evaluation {
             return
         }
         defer { activeFocus = active }
-        try apply(active.focus.settings, why: active.why)
+        try apply(active.focus, why: active.why)
     }
 
-    private mutating func apply(_ focus: FocusSettings, why: Pipeline.FocusWhy) throws {
+    /// Takes the focus as it is held: its settings (a `let` of the holder) are read in place, where
+    /// passing them copied them (a retain and a release of each of their texts and lists).
+    private mutating func apply(_ held: Pipeline.HeldFocus, why: Pipeline.FocusWhy) throws {
+        let focus = held.settings
         if subject.delivery == .silenced {
             decision.delivery = .silenced
             decision.breakthrough = nil
