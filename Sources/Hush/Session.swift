@@ -65,7 +65,10 @@ public final class Session {
         let user = envelope.user
         let clock = clock(for: context)
         do {
-            _ = try schedule(clock: clock).deliverDueSummaries(user: user, upTo: now, locked: context.locked)
+            // Nothing is due for most notifications: asked before the schedule is made for it.
+            if try store.hasDueSummaries(user: user, upTo: now) {
+                _ = try schedule(clock: clock).deliverDueSummaries(user: user, upTo: now, locked: context.locked)
+            }
             var outcome = try pipeline.evaluate(
                 envelope, now: now, context: context, state: store, rules: interpreter,
                 clock: clock, explain: explain)
