@@ -5,34 +5,55 @@ import Synchronization
 /// matching handles share (`Handle.Bucket`), and the handles listed in focuses are normalised and
 /// widened by their contact's aliases ahead of time.
 package struct Directory: Sendable {
-    package let contacts: [Contact]
+    /// What a directory holds, in one object: a directory is copied into every evaluation (its
+    /// rule context, the focus step), one retain and release each, where its four lists took four.
+    private final class Tables: Sendable {
+        let contacts: [Contact]
+        let id: Int
+        let contactHandles: [[Handle]]
+        let contactBuckets: [Handle.Bucket: [Int]]
+        let listedHandles: [String: [Handle]]
+
+        init(
+            contacts: [Contact], id: Int, contactHandles: [[Handle]], contactBuckets: [Handle.Bucket: [Int]],
+            listedHandles: [String: [Handle]]
+        ) {
+            self.contacts = contacts
+            self.id = id
+            self.contactHandles = contactHandles
+            self.contactBuckets = contactBuckets
+            self.listedHandles = listedHandles
+        }
+    }
+
+    private let tables: Tables
+
+    package var contacts: [Contact] { tables.contacts }
     /// This directory among those built in the process (never given twice): what a thread's
     /// cached resolutions are keyed by, as a directory's contacts never change.
-    private let id: Int
-    private let contactHandles: [[Handle]]
+    private var id: Int { tables.id }
+    private var contactHandles: [[Handle]] { tables.contactHandles }
     /// Contact indices, ascending, by the buckets of their handles.
-    private let contactBuckets: [Handle.Bucket: [Int]]
+    private var contactBuckets: [Handle.Bucket: [Int]] { tables.contactBuckets }
     /// Listed entries (focus `people`), each as the handles it stands for.
-    private let listedHandles: [String: [Handle]]
+    private var listedHandles: [String: [Handle]] { tables.listedHandles }
 
     /// - Parameter listed: handles that will be looked up as lists (`person(_:isAmong:)`), to prepare.
     package init(contacts: [Contact], listed: [String] = []) {
-        self.contacts = contacts
-        id = Self.lastID.add(1, ordering: .relaxed).newValue
         let contactHandles = contacts.map { $0.handles.map(Handle.init) }
-        self.contactHandles = contactHandles
         var buckets: [Handle.Bucket: [Int]] = [:]
         for (i, handles) in contactHandles.enumerated() {
             for handle in handles where buckets[handle.bucket]?.last != i {
                 buckets[handle.bucket, default: []].append(i)
             }
         }
-        self.contactBuckets = buckets
         var listedHandles: [String: [Handle]] = [:]
         for entry in listed where listedHandles[entry] == nil {
             listedHandles[entry] = Self.expand(entry, contactHandles: contactHandles, buckets: buckets)
         }
-        self.listedHandles = listedHandles
+        tables = Tables(
+            contacts: contacts, id: Self.lastID.add(1, ordering: .relaxed).newValue, contactHandles: contactHandles,
+            contactBuckets: buckets, listedHandles: listedHandles)
     }
 
     /// A person with their handles normalised and their contact found, once, for several questions.
