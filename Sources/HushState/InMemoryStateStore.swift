@@ -129,6 +129,15 @@ public final class InMemoryStateStore: StateStore {
         return s.queue[Key(app: app, id: id)]?.n
     }
 
+    package func deliveredOrQueued(user: String, app: String, id: String) -> (
+        delivered: StoredNotification?, queued: Bool
+    ) {
+        guard let s = state(user) else { return (nil, false) }
+        let key = Key(app: app, id: id)
+        if let delivered = s.delivered[key] { return (delivered, false) }
+        return (nil, !s.queue.isEmpty && s.queue[key] != nil)
+    }
+
     package func groupMembers(user: String, groupID: String) -> [StoredNotification] {
         state(user)?.groups[groupID]?.members ?? []
     }

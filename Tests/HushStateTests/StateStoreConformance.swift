@@ -205,9 +205,21 @@ final class StateStoreConformanceTests: XCTestCase {
 
     /// Each way a notification leaves the queue, and comes back to it under the same key: the
     /// SQLite store answers `queued` from a set of the queue's keys kept beside it.
+    /// `deliveredOrQueued` (a store's own, or the protocol's) answers as `delivered` and `queued`.
+    private func checkDeliveredOrQueued(
+        _ store: any StateStore, app: String, id: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let delivered = try store.delivered(user: "u", app: app, id: id)
+        let queued = try store.queued(user: "u", app: app, id: id)
+        let both = try store.deliveredOrQueued(user: "u", app: app, id: id)
+        XCTAssertEqual(both.delivered, delivered, "delivered \(app) \(id)", file: file, line: line)
+        XCTAssertEqual(both.queued, delivered == nil && queued != nil, "queued \(app) \(id)", file: file, line: line)
+    }
+
     private func checkTheQueueIsAskedByKeyAfterEveryKindOfChange(_ store: any StateStore) throws {
         func queuedTitle(_ id: String, app: String = "com.example.chat") throws -> String? {
-            try store.queued(user: "u", app: app, id: id)?.title
+            try checkDeliveredOrQueued(store, app: app, id: id)
+            return try store.queued(user: "u", app: app, id: id)?.title
         }
         let at = t0 + 3600
         XCTAssertNil(try queuedTitle("a"), "nothing queued yet")
@@ -445,7 +457,12 @@ final class StateStoreConformanceTests: XCTestCase {
         let apps = ["com.example.chat", "com.example.mail", "com.example.news"]
         // Others first, of the same apps and ids of their own, none older than the prune below.
         try store.apply((0..<others).map { .deliver(note("other \($0)", app: apps[$0 % 3], date: t0 + 100)) })
-        func titles() throws -> [String?] { try apps.map { try store.delivered(user: "u", app: $0, id: "x")?.title } }
+        func titles() throws -> [String?] {
+            try apps.map {
+                try checkDeliveredOrQueued(store, app: $0, id: "x")
+                return try store.delivered(user: "u", app: $0, id: "x")?.title
+            }
+        }
         for (i, app) in apps.enumerated() {
             try store.apply([.deliver(note("x", app: app, date: t0 + Double(i), title: "\(i) 1", group: "g"))])
         }

@@ -150,11 +150,10 @@ struct Evaluation {
             replacing = false
             return false
         }
-        let delivered = try state.delivered(user: envelope.user, app: envelope.app, id: envelope.collapseKey)
+        let (delivered, queued) = try state.deliveredOrQueued(
+            user: envelope.user, app: envelope.app, id: envelope.collapseKey)
         deliveredEntry = .some(delivered)
-        let found =
-            try delivered != nil
-            || state.queued(user: envelope.user, app: envelope.app, id: envelope.collapseKey) != nil
+        let found = delivered != nil || queued
         replacing = found
         return found
     }

@@ -16,8 +16,20 @@ package protocol StateReading {
     /// The digest of every notification delivered in the user's group, for a store that keeps
     /// one up to date; nil (the default) makes the pipeline read the members instead.
     func groupDigest(user: String, groupID: String) throws -> GroupDigest?
+    /// The delivered notification with this key, and, when none is, whether one is queued under
+    /// it: what an evaluation asks of every notification (is it an update?), in one call.
+    func deliveredOrQueued(user: String, app: String, id: String) throws -> (
+        delivered: StoredNotification?, queued: Bool
+    )
 }
 
 extension StateReading {
     package func groupDigest(user: String, groupID: String) -> GroupDigest? { nil }
+
+    package func deliveredOrQueued(user: String, app: String, id: String) throws -> (
+        delivered: StoredNotification?, queued: Bool
+    ) {
+        if let delivered = try delivered(user: user, app: app, id: id) { return (delivered, false) }
+        return (nil, try queued(user: user, app: app, id: id) != nil)
+    }
 }
