@@ -134,7 +134,7 @@ final class DecodedBatches: @unchecked Sendable {
                 batchLines += session.forEachEnvelopeInMemory(
                     of: notifications, limit: min(limit - batchLines, chunkLines - items.count),
                     byteLimit: byteLimit - (lines.bytesHandedOut - batchStart)
-                ) { number, decoded in items.append((number, decoded)) }
+                ) { number, decoded in items.append((number, consume decoded)) }
                 if batchLines == limit || lines.bytesHandedOut - batchStart >= byteLimit {
                     guard handOutChunk(endsBatch: true) else { return }
                 } else if items.count == chunkLines {

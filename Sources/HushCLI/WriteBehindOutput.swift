@@ -23,7 +23,7 @@ struct WriteBehindOutput: ~Copyable {
     private var older: InFlight?
     private var newer: InFlight?
     struct InFlight: ~Copyable {
-        var items: [Item]
+        var items: [[Item]]
         var batch: AcknowledgedOutput.Batch
         /// The retention bookkeeping before it was decided.
         var mark: RetentionMark
@@ -69,12 +69,14 @@ struct WriteBehindOutput: ~Copyable {
         }
         var batch = AcknowledgedOutput.Batch(limit: limit)
         let mark = store.retentionMark()
-        var items = first
+        // Kept (for deciding again) as the chunks came, and each item handed to `decide` where it
+        // is: copying each into one list, and out of it for the loop, cost two retains a line.
+        var items = [first]
         let log = store.recordingWrites {
-            for item in first { decide(item, &batch) }
+            Self.decideEach(first, decide, &batch)
             while let chunk = more() {
-                for item in chunk { decide(item, &batch) }
-                items += chunk
+                Self.decideEach(chunk, decide, &batch)
+                items.append(chunk)
             }
         }
         guard let log else {
@@ -146,9 +148,10 @@ struct WriteBehindOutput: ~Copyable {
     /// way's batches (a commit that fails turns as many lines into errors as it would have), with
     /// the retention bookkeeping as it was before they were first decided (`mark`; nil: as it is,
     /// when the batch before them was just decided again).
-    private mutating func again(_ items: [Item], from mark: RetentionMark?, _ decide: Decide, _ invalid: inout Int)
-        throws
-    {
+    private mutating func again(
+        _ chunks: [[Item]], from mark: RetentionMark?, _ decide: Decide, _ invalid: inout Int
+    ) throws {
+        let items = chunks.flatMap { $0 }
         store.forgetSpeculation(restoring: mark)
         let size = ordinary.limit
         for start in stride(from: 0, to: items.count, by: size) {
@@ -156,6 +159,12 @@ struct WriteBehindOutput: ~Copyable {
                 for item in items[start..<min(start + size, items.count)] { decide(item, &batch) }
             }
             try Output.stopIfClosed()
+        }
+    }
+
+    private static func decideEach(_ items: [Item], _ decide: Decide, _ batch: inout AcknowledgedOutput.Batch) {
+        items.withUnsafeBufferPointer { items in
+            for i in items.indices { decide(items[i], &batch) }
         }
     }
 
