@@ -127,6 +127,17 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
+    package func deliveredOrQueued(user: String, app: String, id: String) throws -> (
+        delivered: StoredNotification?, queued: Bool
+    ) {
+        try read("read a notification") { db in
+            if let delivered = try cachedDelivered(db, user, { $0[CachedUser.Key(app: app, id: id)] }) {
+                return (delivered, false)
+            }
+            return (nil, try withQueue(db, user) { $0.queued(app: app, id: id) != nil })
+        }
+    }
+
     package func groupMembers(user: String, groupID: String) throws -> [StoredNotification] {
         try read("read a group") { db in try cachedDelivered(db, user) { $0.members(of: groupID) } }
     }
