@@ -182,12 +182,11 @@ final class CachedUser {
     /// Every part a write may change is loaded (`SQLiteStateStore.loadEveryPart`).
     @exclusivity(unchecked) var loadedForWriting = false
 
-    /// The parts of a user with no `user_versions` row, known without reading them: such a user
-    /// has no delivered, queued, arrival, call or manual focus rows. Every transaction that writes
-    /// a user's rows stamps their version (`stampWrittenUsers`), migration v3 stamped every user
-    /// with rows, and nothing deletes a version. A user new to the file cost six reads that found
-    /// nothing (about 40,000 instructions; most of a line on a stream of many users). Arrivals stay
-    /// unread: few policies read them, and kept for every user they would only take memory.
+    /// The parts of a user the file holds no rows of (no delivered, queued, arrival, call or
+    /// manual focus row), known without reading each: a user new to the file cost six reads that
+    /// found nothing (about 40,000 instructions; most of a line on a stream of many users), where
+    /// the one that says there is nothing costs a few thousand. Arrivals stay unread: few policies
+    /// read them, and kept for every user they would only take memory.
     func startEmpty() {
         delivered = Delivered()
         load(queue: [])
@@ -389,6 +388,12 @@ extension SQLiteStateStore {
     static let selectSchemaVersion = "PRAGMA schema_version"
     static let selectUserVersions = "SELECT user, version FROM user_versions"
     static let selectUserVersion = "SELECT version FROM user_versions WHERE user = ?"
+    /// 1 when the user has a row in any table a `CachedUser` holds a part of, else 0.
+    static let selectUserHasRows = """
+        SELECT EXISTS (SELECT 1 FROM delivered WHERE user = ?1) OR EXISTS (SELECT 1 FROM queue WHERE user = ?1)
+            OR EXISTS (SELECT 1 FROM arrivals WHERE user = ?1) OR EXISTS (SELECT 1 FROM calls WHERE user = ?1)
+            OR EXISTS (SELECT 1 FROM manual_focus WHERE user = ?1)
+        """
     static let upsertUserVersion = """
         INSERT INTO user_versions (user, version) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET version = excluded.version
         """
@@ -470,11 +475,17 @@ extension SQLiteStateStore {
     }
 
     /// A user this connection has not met (or dropped): their version, the parts come when read.
-    /// A user without a version has no rows to read (`CachedUser.startEmpty`).
+    /// A user without a version (new to the file, as a rule) is asked once whether they have any
+    /// rows at all; with none, every part is known empty (`CachedUser.startEmpty`). A missing
+    /// version alone does not say so: a transaction stamps the users it wrote only as it commits,
+    /// and a file written by other means may hold rows without one.
     private func loadUser(_ db: Database, _ user: String) throws -> CachedUser {
         let cached = CachedUser()
-        cached.version = try fetchInteger(db, sql: Self.selectUserVersion, [user.databaseValue])
-        if cached.version == nil { cached.startEmpty() }
+        let name = user.databaseValue
+        cached.version = try fetchInteger(db, sql: Self.selectUserVersion, [name])
+        if cached.version == nil, try fetchInteger(db, sql: Self.selectUserHasRows, [name]) == 0 {
+            cached.startEmpty()
+        }
         return cached
     }
 

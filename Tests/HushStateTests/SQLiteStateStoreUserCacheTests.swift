@@ -366,8 +366,8 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
         }
     }
 
-    /// What lets a user without a version be taken as empty: every way of writing a user's rows
-    /// stamps a version for them, so no user has rows and no version.
+    /// Every way of writing a user's rows stamps a version for them: what tells another
+    /// connection's cache that they changed.
     func testEveryUserWithRowsHasAVersion() throws {
         let path = directory.path("state.sqlite")
         let store = try SQLiteStateStore(path: path)
@@ -393,6 +393,22 @@ final class SQLiteStateStoreUserCacheTests: XCTestCase {
                 Set(try String.fetchAll(db, sql: usersWithRows)),
                 ["delivers", "queues", "replaces", "replacesQueued", "calls", "focuses", "summarised"])
             XCTAssertEqual(try String.fetchAll(db, sql: "\(usersWithRows) EXCEPT SELECT user FROM user_versions"), [])
+        }
+    }
+
+    /// A user with rows and no version (a file written by other means) is read, not taken as
+    /// empty: their next notification joins their group after the others and takes a seq of its own.
+    func testAUserWithRowsButNoVersionIsReadNotTakenAsEmpty() throws {
+        let path = directory.path("state.sqlite")
+        try SQLiteStateStore(path: path).apply(
+            (0..<3).map { .deliver(note("m\($0)", date: t0 + Double($0), group: "g")) })
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "DELETE FROM user_versions") }
+
+        let store = try SQLiteStateStore(path: path)
+        XCTAssertEqual(try store.hasDueSummaries(user: "u", upTo: t0), false)
+        try store.apply([.deliver(note("m3", date: t0 + 3, group: "g"))])
+        for reader in [store, try SQLiteStateStore(path: path)] {
+            XCTAssertEqual(try reader.groupMembers(user: "u", groupID: "g").map(\.id), ["m0", "m1", "m2", "m3"])
         }
     }
 }
