@@ -325,24 +325,33 @@ struct UserCache {
     var users: [String: CachedUser] {
         get { storedUsers }
         set {
-            lastUser = nil
+            forgetLastUser()
             storedUsers = newValue
         }
         _modify {
-            lastUser = nil
+            forgetLastUser()
             yield &storedUsers
         }
     }
     private var storedUsers: [String: CachedUser] = [:]
     /// The user last looked up: an evaluation reaches its user's state several times, and a
     /// stream often has runs of one user; comparing a short name is far cheaper than hashing it.
-    private var lastUser: (name: String, cached: CachedUser)?
+    /// Two properties, not a tuple: a tuple was copied whole to be compared (a retain and a
+    /// release of the name, ten times a line).
+    private var lastUserName: String?
+    private var lastUserCached: CachedUser?
+
+    private mutating func forgetLastUser() {
+        lastUserName = nil
+        lastUserCached = nil
+    }
 
     /// `users[name]`, remembered until `users` changes.
     mutating func user(_ name: String) -> CachedUser? {
-        if let lastUser, lastUser.name == name { return lastUser.cached }
+        if lastUserName == name, let cached = lastUserCached { return cached }
         guard let found = storedUsers[name] else { return nil }
-        lastUser = (name, found)
+        lastUserName = name
+        lastUserCached = found
         return found
     }
 
