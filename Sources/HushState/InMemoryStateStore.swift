@@ -102,7 +102,7 @@ public final class InMemoryStateStore: StateStore {
     }
 
     private func state(_ user: String) -> UserState? {
-        if let lastState, lastUser == user { return lastState }
+        if lastUser == user, let lastState { return lastState }
         guard let found = users[user] else { return nil }
         lastUser = user
         lastState = found
