@@ -24,7 +24,8 @@ extension PolicyInterpreter {
     func instance(for user: String) -> Result<PolicyInstance, InstanceFailure> {
         instanceUses += 1
         if let sharedInstance {
-            if let firstCopy, firstCopy.user == user { return .success(firstCopy.instance) }
+            // The name alone is compared: binding the pair copied the copy's lists for every user.
+            if firstCopy?.user == user { return .success(firstCopy!.instance) }
             return .success(sharedInstance)
         }
         if let last = lastInstance, last.user == user {
