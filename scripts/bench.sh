@@ -17,7 +17,8 @@
 #                          figure (1) again (each user's first notification makes their copy of
 #                          the policy), and (2) and (6) (a state file; --jobs): every mode's
 #                          memory grows with the users; MANY_USERS=0: not measured
-#   RUNS=3                 runs of each `hush eval` and of the Python floor (the best counts)
+#   RUNS=3                 runs of each `hush eval` and of the Python floor (the best counts;
+#                          the runs compared with each other are interleaved, round by round)
 #   JOBS=N                 threads of the `hush eval --jobs N` figures (default: the cores)
 #   SERVE=1                the service figures (scripts/bench-service.sh, quick mode; default 1
 #                          when wrk is installed); DURATION=15s each wrk run there;
@@ -123,25 +124,51 @@ timed() {
     END { n = split(w, p, ":"); secs = 0; for (i = 1; i <= n; i++) secs = secs * 60 + p[i]; printf "%.3f %.3f %d\n", u + s, secs, m }' "$out"
 }
 
-# measure NAME COMMAND...: RUNS runs; records NAME_cpu and NAME_wall (the least of each over the
-# runs) and NAME_rss_mb (the most). A {STATE} argument is a fresh SQLite file for each run.
+# once NAME COMMAND...: one timed run; keeps the least CPU and wall time and the most RSS of
+# NAME's runs so far. A {STATE} argument is a fresh SQLite file for each run.
+declare -A BEST_CPU BEST_WALL MAX_RSS
+once() {
+  local name=$1; shift
+  local c w r args
+  rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+  args=()
+  for a in "$@"; do if [ "$a" = "{STATE}" ]; then args+=("$DATA/state.sqlite"); else args+=("$a"); fi; done
+  read -r c w r <<<"$(timed "${args[@]}")"
+  [ -n "$c" ] || exit 1
+  rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
+  if [ -z "${BEST_CPU[$name]:-}" ] || awk -v a="$c" -v b="${BEST_CPU[$name]}" 'BEGIN { exit !(a < b) }'; then BEST_CPU[$name]=$c; fi
+  if [ -z "${BEST_WALL[$name]:-}" ] || awk -v a="$w" -v b="${BEST_WALL[$name]}" 'BEGIN { exit !(a < b) }'; then BEST_WALL[$name]=$w; fi
+  if [ "$r" -gt "${MAX_RSS[$name]:-0}" ]; then MAX_RSS[$name]=$r; fi
+}
+
+# record NAME: puts NAME_cpu and NAME_wall (the least of its runs) and NAME_rss_mb (the most).
+record() {
+  put "${1}_cpu" "${BEST_CPU[$1]}"
+  put "${1}_wall" "${BEST_WALL[$1]}"
+  put "${1}_rss_mb" "$(awk -v r="${MAX_RSS[$1]}" 'BEGIN { printf "%.1f", r / 1024 }')"
+}
+
+# measure NAME COMMAND...: RUNS runs in a row, recorded.
 measure() {
   local name=$1; shift
-  local cpu="" wall="" rss=0 c w r args
+  for _ in $(seq "$RUNS"); do once "$name" "$@"; done
+  record "$name"
+}
+
+# interleaved NAME...: RUNS rounds, each running every named command (the array CMD_NAME) once,
+# in turn; then each is recorded. Figures compared with each other (hush and the Python floor)
+# are measured this way: the host's speed drifts by several percent within minutes, and runs
+# one after another in one block would carry that drift into the ratio.
+interleaved() {
+  local name
   for _ in $(seq "$RUNS"); do
-    rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
-    args=()
-    for a in "$@"; do if [ "$a" = "{STATE}" ]; then args+=("$DATA/state.sqlite"); else args+=("$a"); fi; done
-    read -r c w r <<<"$(timed "${args[@]}")"
-    [ -n "$c" ] || exit 1
-    if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
-    if [ -z "$wall" ] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then wall=$w; fi
-    if [ "$r" -gt "$rss" ]; then rss=$r; fi
+    for name in "$@"; do
+      local -n cmd="CMD_$name"
+      once "$name" "${cmd[@]}"
+      unset -n cmd
+    done
   done
-  rm -f "$DATA/state.sqlite" "$DATA/state.sqlite-wal" "$DATA/state.sqlite-shm"
-  put "${name}_cpu" "$cpu"
-  put "${name}_wall" "$wall"
-  put "${name}_rss_mb" "$(awk -v r="$rss" 'BEGIN { printf "%.1f", r / 1024 }')"
+  for name in "$@"; do record "$name"; done
 }
 
 EVAL=("$BIN" eval --policy "$POLICY" --context "$CONTEXT")
@@ -156,37 +183,45 @@ fi
 put has_jobs "$HAS_JOBS"
 put jobs "$JOBS"
 
-echo "== (1) hush eval --ephemeral, one core, $LINES lines (best of $RUNS)" >&2
-measure eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$STREAM"
+# (1), (2) and (3) on the stream, and the Python floor, interleaved (see `interleaved`).
+CMD_eph=("${EVAL[@]}" "${ONE[@]}" --ephemeral "$STREAM")
+CMD_state=("${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$STREAM")
+CMD_py=(python3 Benchmarks/anchor_json.py "$STREAM")
+ROUND=(eph state py)
+ROUND_WORDS="hush eval --ephemeral --jobs 1, with a state file (a fresh SQLite file)"
 # One core as the system gives it: `taskset -c 0`, with --jobs left to its default (the cores hush
 # may run on, so one thread here, as with --jobs 1).
 if command -v taskset >/dev/null 2>&1; then
-  echo "== (1) again as taskset -c 0 hush eval --ephemeral (--jobs by default; best of $RUNS)" >&2
-  measure eph_taskset taskset -c 0 "${EVAL[@]}" --ephemeral "$STREAM"
-fi
-echo "== (2) hush eval with a state file (a fresh SQLite file), one core (best of $RUNS)" >&2
-measure state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$STREAM"
-if [ "$MIX_USERS" != 0 ]; then
-  echo "== (2) again on $MIX_LINES lines of $MIX_USERS users: --ephemeral, then a state file (best of $RUNS)" >&2
-  measure mix_eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$MIX_STREAM"
-  measure mix_state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$MIX_STREAM"
+  CMD_eph_taskset=(taskset -c 0 "${EVAL[@]}" --ephemeral "$STREAM")
+  ROUND+=(eph_taskset)
+  ROUND_WORDS+=", taskset -c 0 hush eval --ephemeral"
 fi
 if [ "$HAS_JOBS" = 1 ]; then
-  echo "== (3) hush eval --jobs $JOBS --ephemeral, then with a state file (best of $RUNS)" >&2
-  measure jobs_eph "${EVAL[@]}" --jobs "$JOBS" --ephemeral "$STREAM"
-  measure jobs_state "${EVAL[@]}" --jobs "$JOBS" --state "{STATE}" "$STREAM"
+  CMD_jobs_eph=("${EVAL[@]}" --jobs "$JOBS" --ephemeral "$STREAM")
+  CMD_jobs_state=("${EVAL[@]}" --jobs "$JOBS" --state "{STATE}" "$STREAM")
+  ROUND+=(jobs_eph jobs_state)
+  ROUND_WORDS+=", --jobs $JOBS --ephemeral and with a state file"
 fi
-
-echo "== anchor: python3 json.loads/json.dumps per line (best of $RUNS)" >&2
-measure py python3 Benchmarks/anchor_json.py "$STREAM"
+echo "== (1), (2), (3) on $LINES lines: $ROUND_WORDS; the Python floor (json.loads/json.dumps per line); $RUNS rounds, interleaved, the best of each" >&2
+interleaved "${ROUND[@]}"
+if [ "$MIX_USERS" != 0 ]; then
+  echo "== (2) again on $MIX_LINES lines of $MIX_USERS users: --ephemeral and a state file, interleaved (best of $RUNS)" >&2
+  CMD_mix_eph=("${EVAL[@]}" "${ONE[@]}" --ephemeral "$MIX_STREAM")
+  CMD_mix_state=("${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$MIX_STREAM")
+  interleaved mix_eph mix_state
+fi
 if [ "$MANY_USERS" != 0 ]; then
-  echo "== (1) again on $MANY_LINES lines of $MANY_USERS users: --ephemeral, then the Python floor (best of $RUNS)" >&2
-  measure many_eph "${EVAL[@]}" "${ONE[@]}" --ephemeral "$MANY_STREAM"
-  measure many_py python3 Benchmarks/anchor_json.py "$MANY_STREAM"
-  # (2) and (6) on the same many users: every mode's memory, and a state file's time.
-  echo "== (2), (6) on $MANY_USERS users: a state file; --jobs $JOBS --ephemeral (best of $RUNS)" >&2
-  measure many_state "${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$MANY_STREAM"
-  if [ "$HAS_JOBS" = 1 ]; then measure many_jobs_eph "${EVAL[@]}" --jobs "$JOBS" --ephemeral "$MANY_STREAM"; fi
+  # (1) again, and (2) and (6) on the same many users: every mode's memory, and a state file's time.
+  echo "== (1), (2), (6) on $MANY_LINES lines of $MANY_USERS users: --ephemeral, the Python floor, a state file, --jobs $JOBS --ephemeral, interleaved (best of $RUNS)" >&2
+  CMD_many_eph=("${EVAL[@]}" "${ONE[@]}" --ephemeral "$MANY_STREAM")
+  CMD_many_py=(python3 Benchmarks/anchor_json.py "$MANY_STREAM")
+  CMD_many_state=("${EVAL[@]}" "${ONE[@]}" --state "{STATE}" "$MANY_STREAM")
+  MANY_ROUND=(many_eph many_py many_state)
+  if [ "$HAS_JOBS" = 1 ]; then
+    CMD_many_jobs_eph=("${EVAL[@]}" --jobs "$JOBS" --ephemeral "$MANY_STREAM")
+    MANY_ROUND+=(many_jobs_eph)
+  fi
+  interleaved "${MANY_ROUND[@]}"
 fi
 
 if [ "$LIBRARY" = 1 ]; then
@@ -247,7 +282,7 @@ CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 NPROC=$(nproc)
 DATE=$(date -u +"%Y-%m-%d %H:%M UTC")
 SWIFT=$(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')
-HEAD="Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: $LINES notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua; best of $RUNS runs."
+HEAD="Machine: $NPROC cores, $CPU_MODEL; $SWIFT; $DATE. Stream: $LINES notifications, $USERS users, one week (Benchmarks/generate.py); policy Benchmarks/standard.lua; best of $RUNS runs, hush and the Python floor interleaved."
 
 python3 - "$FIGURES" "$LINES" "$HEAD" "$INSTR" "$MIX_USERS" "$MIX_LINES" "$MANY_USERS" "$MANY_LINES" <<'EOF'
 import math, os, sys
