@@ -70,7 +70,7 @@ public final class Session {
                 _ = try schedule(clock: clock).deliverDueSummaries(user: user, upTo: now, locked: context.locked)
             }
             var outcome = try pipeline.evaluate(
-                envelope, now: now, context: context, state: store, rules: interpreter,
+                consume envelope, now: now, context: context, state: store, rules: interpreter,
                 clock: clock, explain: explain)
             try store.apply(outcome.changes)
             if !outcome.decision.errors.isEmpty {

@@ -128,7 +128,7 @@ struct Evaluate: ParsableCommand {
         switch consume decoded {
         case .success(let envelope):
             do {
-                batch.add(try session.evaluate(envelope, context: context, explain: explain), number: number)
+                batch.add(try session.evaluate(consume envelope, context: context, explain: explain), number: number)
             } catch {
                 batch.addError("\(error)", number: number)
             }

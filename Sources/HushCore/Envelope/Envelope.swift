@@ -238,6 +238,34 @@ public struct Envelope: Sendable, Hashable {
     /// most notifications, and `communication` copies the whole of it (recipients and all).
     package var communicationKind: Communication.Kind? { storage.fields.communication?.kind }
     package var sender: Person? { storage.fields.communication?.sender }
+
+    /// The texts a stored notification keeps. Moved out, blanks left behind, when no other copy
+    /// of this envelope shares its fields: the evaluation's last step asks, and reads the
+    /// envelope no more. Copied otherwise. A move spares a retain and a release of each text on
+    /// every notification delivered or held, and those are atomic operations.
+    package mutating func takeStoredTexts() -> (
+        user: String, app: String, collapseKey: String, title: String?, body: String?, category: String?,
+        summaryArgument: String?, sender: String?
+    ) {
+        guard isKnownUniquelyReferenced(&storage) else {
+            let f = storage.fields
+            return (
+                f.user, f.app, f.collapseKey, f.title, f.body, f.category, f.summaryArgument,
+                f.communication?.sender?.handle
+            )
+        }
+        func moved(_ text: inout String) -> String {
+            var taken = ""
+            swap(&taken, &text)
+            return taken
+        }
+        return (
+            moved(&storage.fields.user), moved(&storage.fields.app), moved(&storage.fields.collapseKey),
+            storage.fields.title.take(), storage.fields.body.take(), storage.fields.category.take(),
+            storage.fields.summaryArgument.take(), storage.fields.communication?.sender?.handle.take()
+        )
+    }
+
     /// Attachment types: image, audio, video, file.
     public var attachments: [String] {
         get { storage.fields.attachments }

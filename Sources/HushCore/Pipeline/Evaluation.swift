@@ -64,7 +64,7 @@ struct Evaluation {
         // then two, then four.
         decision.reasons.reserveCapacity(4)
         self.trace = explain ? TraceLog() : nil
-        self.subject = RuleSubject(envelope: envelope)
+        self.subject = RuleSubject(envelope: consume envelope)
     }
 
     /// What the run produced, moved out of it (swapped for blanks, not copied) as it ends.
@@ -163,15 +163,20 @@ struct Evaluation {
         settings.hidesPreviews(locked: context.locked)
     }
 
-    /// This notification as state keeps it: held by the summary step, delivered by the grouping step.
-    func stored(summaryAt: Double?, groupID: String?) -> StoredNotification {
-        StoredNotification(
-            user: envelope.user, app: envelope.app, id: envelope.collapseKey, date: envelope.date ?? now,
-            title: envelope.title,
-            body: envelope.body, category: envelope.category, threadID: subject.thread, groupID: groupID,
-            summaryArgument: envelope.summaryArgument, summaryArgumentCount: envelope.summaryArgumentCount,
-            relevance: subject.relevance, hasMedia: envelope.hasMedia,
-            expiration: envelope.expiration.map { $0 == 0 ? now : $0 }, summaryAt: summaryAt,
-            sender: envelope.sender?.handle)
+    /// This notification as state keeps it: held by the summary step, delivered by the grouping
+    /// step, each as its last use of the envelope, whose texts are moved into it (see
+    /// `Envelope.takeStoredTexts`): the envelope is not to be read after.
+    mutating func takeStored(summaryAt: Double?, groupID: String?) -> StoredNotification {
+        let date = envelope.date ?? now
+        let summaryArgumentCount = envelope.summaryArgumentCount
+        let hasMedia = envelope.hasMedia
+        let expiration = envelope.expiration.map { $0 == 0 ? now : $0 }
+        let texts = subject.envelope.takeStoredTexts()
+        return StoredNotification(
+            user: texts.user, app: texts.app, id: texts.collapseKey, date: date, title: texts.title,
+            body: texts.body, category: texts.category, threadID: subject.thread, groupID: groupID,
+            summaryArgument: texts.summaryArgument, summaryArgumentCount: summaryArgumentCount,
+            relevance: subject.relevance, hasMedia: hasMedia, expiration: expiration, summaryAt: summaryAt,
+            sender: texts.sender)
     }
 }

@@ -247,12 +247,15 @@ package struct Pipeline: Sendable {
     ) throws -> Outcome {
         // A rule runner confined to one thread may hold a copy of this pipeline built from its own
         // (equal) policy: evaluating with it touches no reference count another thread touches too.
+        // The envelope is handed on with `consume` down to the evaluation, so that nothing else
+        // holds its fields there and its last step moves them (`Envelope.takeStoredTexts`).
         if let copy = rules?.pipelineCopy(of: self) {
             return try copy.evaluateHere(
-                envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+                consume envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain
+            )
         }
         return try evaluateHere(
-            envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
+            consume envelope, now: now, context: context, state: state, rules: rules, clock: clock, explain: explain)
     }
 
     private func evaluateHere(
@@ -260,7 +263,7 @@ package struct Pipeline: Sendable {
         rules: (any RuleRunning)?, clock: ZoneClock, explain: Bool
     ) throws -> Outcome {
         var run = Evaluation(
-            pipeline: self, envelope: envelope, now: now, context: context, state: state,
+            pipeline: self, envelope: consume envelope, now: now, context: context, state: state,
             clock: clock, explain: explain)
         try run.perform(rules: rules)
         return run.takeOutcome()

@@ -63,7 +63,7 @@ package struct RuleSubject: Sendable {
         self.level = envelope.requestedLevel
         self.relevance = envelope.relevance
         self.thread = envelope.threadID
-        self.envelope = envelope
+        self.envelope = consume envelope
     }
 
     package mutating func apply(_ changes: RuleChanges) {

@@ -41,7 +41,7 @@ extension Evaluation {
             decision.placeholder = format.render(count: count)
         }
         if replacedQueued { changes.append(.dequeue(user: envelope.user, app: envelope.app, id: envelope.collapseKey)) }
-        let delivered = stored(summaryAt: nil, groupID: id)
+        let delivered = takeStored(summaryAt: nil, groupID: id)
         changes.append(replacing == true ? .replace(delivered, queued: false) : .deliver(delivered))
     }
 

@@ -44,7 +44,7 @@ extension Evaluation {
         if let expiration = envelope.expiration, (expiration == 0 ? now : expiration) < at {
             note("summary", "expires before that summary: it will be dropped then, not shown stale")
         }
-        let held = stored(summaryAt: at, groupID: nil)
+        let held = takeStored(summaryAt: at, groupID: nil)
         changes.append(replacing == true ? .replace(held, queued: true) : .enqueue(held))
         return true
     }
