@@ -21,15 +21,16 @@ protocol HeldByAppAndID {
 /// Values by (app, id). Up to `fewLimit` of them in a plain list, searched in turn: most users
 /// of a stream with many users hold a few notifications, and the smallest dictionary that holds
 /// 10 took 460 bytes where the list takes 192 (5 MB on 20,000 users). Each entry of the list
-/// carries a short hash of its id beside its value, so that a search reads one run of memory
-/// and looks into a value only when the hash matches: looking into each entry's notification
-/// was a cache miss and a retain and release per entry, on a user not seen for a while. Beyond, in a dictionary
-/// keyed by the id alone: a key of two texts made every bucket 16 bytes larger, 5 MB on 200,000
+/// carries a short hash of its id beside its value, so that a search reads one run of memory and
+/// looks into a value only when the hash matches: looking into each entry's notification was a
+/// cache miss and a retain and release per entry, on a user not seen for a while. Beyond, in a
+/// dictionary keyed by the id alone: a key of two texts made every bucket 16 bytes larger, 5 MB on 200,000
 /// notifications kept. There, a value whose id another app's value already holds (rare) goes in
 /// `sharingID`, and only while that id is held: a lookup that finds the id with another app
 /// looks there.
 struct ByAppAndID<Value: HeldByAppAndID> {
-    /// A value of the short list, with `idHash(_:)` of its id.
+    /// A value of the short list, with `idHash(_:)` of its id (a value is held under its own
+    /// app and id, so the key's hash is the value's).
     private struct Entry {
         var idHash: UInt32
         var value: Value
